@@ -1,0 +1,34 @@
+"""The pto passes, by name (installed as `pto_dialect.passes`).
+
+The registry is lazy, like xDSL's: a name maps to a function that imports the
+pass's module only when the pass is used, so `pto-opt` start-up does not pay
+for passes it does not run.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..pass_infra import ModulePass
+
+
+def _verify():
+    from .verify import PtoVerify
+
+    return PtoVerify
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> a function returning the pass class."""
+    return {
+        "pto-verify": _verify,
+    }
+
+
+def get_pass_class(name: str) -> type[ModulePass] | None:
+    loader = get_all_passes().get(name)
+    return loader() if loader else None
+
+
+def all_pass_classes() -> list[type[ModulePass]]:
+    return [load() for load in get_all_passes().values()]

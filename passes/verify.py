@@ -1,0 +1,44 @@
+"""pto-verify: check the dialect rules IRDL cannot express."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..targets import ARCHS
+from ..verifier import verify_module
+
+
+@dataclass
+class PtoVerify(ModulePass):
+    """Check the pto rules that IRDL cannot express (CONTRACT 2.5).
+
+    The rules: tile shapes are rank 2 and positive; slot counts are in
+    [2, 16]; a constant `multi_tile_get` slot is in [0, N); a constant `addr`
+    is non-negative, aligned for its space, and the buffer ends inside the
+    space; no tile or multi-tile region is larger than its space; matmul
+    shapes agree; `tload`/`tstore` memrefs are rank 2 with the tile's element
+    type and constant offsets in bounds; `pto.pipeline_stages` is an i64 >= 1
+    on an `scf.for`; `pto.target_arch` names a known arch.
+
+    `pto-opt` runs these checks after parsing and after every pass anyway;
+    the pass exists to check at a chosen point of a pipeline, or under a
+    different arch.
+
+    Example: this slot is out of range for a 2-slot buffer
+
+        %c2 = arith.constant 2 : index
+        %t = "pto.multi_tile_get"(%mb, %c2) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
+
+    and gives `error: slot 2 is out of range [0, 2)` at the op.
+    """
+
+    name: ClassVar[str] = "pto-verify"
+    arch: str | None = option(None, "check capacities for this arch instead of the module's pto.target_arch", choices=ARCHS)
+
+    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+        if not verify_module(module, self.arch):
+            raise PassFailed()

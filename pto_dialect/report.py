@@ -1,0 +1,77 @@
+"""Decisions the passes make, as data (CONTRACT 5).
+
+Every remark a pass prints has a record here too, so tools embedding the
+passes can read why a loop was or was not converted, how many slots it got,
+and where each buffer was placed, without parsing text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class TileDecision:
+    """One `pto.alloc_tile` of a pipeline loop body."""
+
+    location: str
+    space: str
+    type: str
+    converted: bool
+    reason: str = ""
+
+
+@dataclass
+class LoopDecision:
+    """What a pass did with one pipeline loop."""
+
+    pass_name: str
+    location: str
+    requested_stages: int
+    converted: bool
+    slots: int = 0
+    reasons: list[str] = field(default_factory=list)
+    tiles: list[TileDecision] = field(default_factory=list)
+
+
+@dataclass
+class BufferPlacement:
+    location: str
+    space: str
+    type: str
+    addr: int
+    size: int
+    first: int  # program point where it becomes live
+    last: int  # last program point where it is live
+    fixed: bool = False  # user-given address
+
+
+@dataclass
+class FunctionMemory:
+    function: str
+    arch: str
+    peak: dict[str, int] = field(default_factory=dict)
+    capacity: dict[str, int] = field(default_factory=dict)
+    buffers: list[BufferPlacement] = field(default_factory=list)
+
+
+@dataclass
+class SwitchDecision:
+    """How `pto-pipeline` resolved use-ptoas-multi-buffer, and from where."""
+
+    value: bool
+    source: str
+
+
+@dataclass
+class PipelineReport:
+    loops: list[LoopDecision] = field(default_factory=list)
+    memory: list[FunctionMemory] = field(default_factory=list)
+    switch: list[SwitchDecision] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)

@@ -1,0 +1,125 @@
+"""What the command-line tools share: reading input, splitting it, and
+collecting the diagnostics MLIR and the passes produce."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+
+from .. import diagnostics
+from ..diagnostics import Diag
+
+# Module.parse(str) names every location's file "-"; the tools map it back to
+# the input's name when they print.
+PARSED_FILE_NAME = "-"
+
+
+class ToolError(Exception):
+    """A failure outside the IR (bad flag, unreadable file): one message."""
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(display name, text) of a file or `-` for stdin. Undecodable bytes
+    become U+FFFD so the parser reports them with a position."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+            name = "<stdin>"
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+            name = path
+    except OSError as e:
+        raise ToolError(f"could not open input file '{path}': {e.strerror or e}") from None
+    return name, data.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Chunk:
+    """A piece of the input; `first_line` is its first line in the file."""
+
+    text: str
+    first_line: int
+    last_line: int
+
+    def padded(self) -> str:
+        # Blank lines in front keep every location's line number that of the
+        # original file, so diagnostics and expected-* lines agree.
+        return "\n" * (self.first_line - 1) + self.text
+
+
+DEFAULT_SPLIT_MARKER = "// -----"
+
+
+def split_input(text: str, marker: str | None) -> list[Chunk]:
+    """The whole input, or the pieces between lines that start with `marker`."""
+    lines = text.split("\n")
+    if marker is None:
+        return [Chunk(text, 1, len(lines))]
+    pattern = re.compile(r"^\s*" + re.escape(marker))
+    chunks: list[Chunk] = []
+    start = 0
+    for i, line in enumerate(lines):
+        if pattern.match(line):
+            chunks.append(Chunk("\n".join(lines[start:i]), start + 1, i))
+            start = i + 1
+    chunks.append(Chunk("\n".join(lines[start:]), start + 1, len(lines)))
+    return chunks
+
+
+class DiagnosticCollector:
+    """Every diagnostic of one Context, in emission order.
+
+    Errors raised out of `Module.parse` and `PassManager.run` arrive as
+    `MLIRError`s (the bindings capture them); everything else arrives at the
+    handler this attaches. Remarks and warnings that could not go through MLIR
+    (see diagnostics.py) arrive through the fallback sink.
+    """
+
+    def __init__(self, context, on_diag=None) -> None:
+        self.diags: list[Diag] = []
+        self._on_diag = on_diag
+        self._handler = context.attach_diagnostic_handler(self._handle)
+        diagnostics.add_fallback_sink(self._add)
+
+    def _add(self, d: Diag) -> None:
+        self.diags.append(d)
+        if self._on_diag:
+            self._on_diag(d)
+
+    def _handle(self, d) -> bool:
+        try:
+            self._add(Diag.from_mlir(d))
+        except Exception:  # never let an exception cross into C++
+            pass
+        return True
+
+    def add_error(self, error) -> None:
+        """Take the diagnostics an `ir.MLIRError` carries."""
+        details = getattr(error, "error_diagnostics", None) or []
+        if not details:
+            self._add(Diag(diagnostics.ERROR, str(error)))
+        for d in details:
+            self._add(Diag.from_mlir(d))
+
+    def close(self) -> None:
+        diagnostics.remove_fallback_sink(self._add)
+        try:
+            self._handler.detach()
+        except Exception:
+            pass
+
+    def __enter__(self) -> "DiagnosticCollector":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def drop_op_dump_notes(d: Diag) -> Diag:
+    """Without mlir-opt's `printOpOnDiagnostic`, which the bindings cannot
+    turn off: drop the "see current operation" notes (as mlir-opt does under
+    --verify-diagnostics)."""
+    d.notes = [n for n in d.notes if not n.message.startswith("see current operation:")]
+    return d
