@@ -1,0 +1,160 @@
+"""Which buffers an op touches, and how buffer values alias.
+
+A *buffer* is what a `pto.alloc_tile` or `pto.alloc_multi_tile` defines. Other
+tile-typed values are views or aliases of one:
+
+- `pto.multi_tile_get %mb[%slot]` is one slot of the region `%mb`;
+- an `scf.for` init operand, its region iter_arg and its result, and the
+  `scf.yield` operands feeding them, are the same buffer (likewise for
+  `scf.if` results and the values its branches yield);
+- a function argument is a buffer the caller owns.
+
+`op_access` says which buffer-typed operands an op reads and writes (from the
+op catalogue) and which it uses in a way we do not model (escapes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .catalogue import CATALOGUE
+from .types import buffer_type
+
+BUFFER_TYPE_PREFIXES = ("!pto.tile_buf<", "!pto.multi_tile_buf<")
+
+
+def is_buffer(value: ir.Value) -> bool:
+    return str(value.type).startswith(BUFFER_TYPE_PREFIXES)
+
+
+@dataclass(frozen=True)
+class Access:
+    reads: tuple[ir.Value, ...] = ()
+    writes: tuple[ir.Value, ...] = ()
+    escapes: tuple[ir.Value, ...] = ()  # buffer operands used in unmodelled ways
+
+
+_NO_ACCESS = Access()
+# Ops whose buffer operands only select or name a buffer: no data moves.
+_VIEW_ONLY = frozenset({"pto.multi_tile_get", "pto.alloc_tile", "pto.alloc_multi_tile"})
+
+
+def op_access(op: ir.Operation) -> Access:
+    """The buffer operands `op` reads, writes, or lets escape.
+
+    Reads come before writes within one op (an in-place `tadd %a, %b, %a`
+    reads %a, then writes it). Any buffer operand of an op that is not in the
+    catalogue (a call, a yield, a loop's init operand, an unknown op) escapes.
+    """
+    name = op.name
+    spec = CATALOGUE.get(name)
+    if spec is not None:
+        if name in _VIEW_ONLY:
+            return _NO_ACCESS
+        operands = op.operands
+        return Access(
+            tuple(operands[i] for i in spec.read_indices),
+            tuple(operands[i] for i in spec.write_indices),
+        )
+    escapes = tuple(v for v in op.operands if is_buffer(v))
+    return Access(escapes=escapes) if escapes else _NO_ACCESS
+
+
+def escape_reason(value: ir.Value) -> str | None:
+    """Why a buffer value leaves the reach of per-op reasoning, or None.
+
+    A value escapes when it is yielded, passed as a loop's init operand,
+    returned, passed to a call, or used by an op the catalogue does not know.
+    """
+    for use in value.uses:
+        owner = use.owner
+        name = owner.name
+        if name in CATALOGUE:
+            continue
+        if name == "scf.yield":
+            return "it is yielded by scf.yield"
+        if name == "scf.for":
+            return "it is passed to a nested loop's iter_args"
+        if name in ("func.return", "func.call"):
+            return f"it is passed to {name}"
+        return f"it is used by '{name}', which the pass does not know"
+    return None
+
+
+def region_ops(op: ir.Operation):
+    """The ops directly inside `op`'s regions, block by block."""
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.operations
+
+
+def alias_closure(value: ir.Value) -> set[ir.Value]:
+    """Every value that names the same buffer as `value` through scf.for
+    init operands / iter_args / results, scf.yield and scf.if results."""
+    seen: set[ir.Value] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            owner = use.owner
+            name = owner.name
+            index = use.operand_number
+            if name == "scf.yield":
+                parent = owner.operation.parent
+                if parent.name in ("scf.for", "scf.if") and index < len(parent.results):
+                    work.append(parent.results[index])
+                    if parent.name == "scf.for":
+                        # the next iteration's iter_arg
+                        work.append(parent.regions[0].blocks[0].arguments[1 + index])
+            elif name == "scf.for" and index >= 3:
+                k = index - 3
+                work.append(owner.operation.regions[0].blocks[0].arguments[1 + k])
+                work.append(owner.operation.results[k])
+        # walking backwards: an iter_arg or a loop/if result aliases its sources
+        owner = v.owner
+        if isinstance(v, ir.BlockArgument):
+            block_owner = v.owner.owner  # the op owning the block
+            if block_owner is not None and block_owner.name == "scf.for" and v.arg_number >= 1:
+                k = v.arg_number - 1
+                work.append(block_owner.operands[3 + k])
+                work.append(block_owner.results[k])
+        elif owner.name in ("scf.for", "scf.if"):
+            k = v.result_number
+            if owner.name == "scf.for":
+                work.append(owner.operands[3 + k])
+            for region in owner.regions:
+                for block in region.blocks:
+                    terminator = _terminator(block)
+                    if terminator is not None and terminator.name == "scf.yield" and k < len(terminator.operands):
+                        work.append(terminator.operands[k])
+    return seen
+
+
+def _terminator(block: ir.Block) -> ir.Operation | None:
+    ops = block.operations
+    return ops[len(ops) - 1] if len(ops) else None
+
+
+def defining_alloc(value: ir.Value) -> ir.Operation | None:
+    """The alloc op that defines `value` directly, if any."""
+    if isinstance(value, ir.BlockArgument):
+        return None
+    owner = value.owner
+    return owner if owner.name in ("pto.alloc_tile", "pto.alloc_multi_tile") else None
+
+
+__all__ = [
+    "Access",
+    "alias_closure",
+    "buffer_type",
+    "defining_alloc",
+    "escape_reason",
+    "is_buffer",
+    "op_access",
+    "region_ops",
+]

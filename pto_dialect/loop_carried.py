@@ -1,0 +1,105 @@
+"""Iteration-local or loop-carried through memory (CONTRACT 1.2).
+
+A `pto.alloc_tile` without `addr` inside a loop body is one buffer for every
+iteration. It is *iteration-local* when every iteration fully writes it before
+reading it; otherwise (accumulate, in-place update, a read first) it is
+*loop-carried*: what iteration i-1 left in it is what iteration i reads.
+Anything we cannot prove iteration-local counts as loop-carried.
+
+We walk the loop body once in program order, keeping the set of buffers that
+are *definitely* written so far in this iteration. An op reads its inputs
+before it writes its output. A read of a tracked buffer that is not in the set
+makes it loop-carried. Writes in an `scf.if` count only when both branches
+make them; writes in a nested `scf.for` count only when its trip count is a
+known constant >= 1 (it might run zero times). Accesses through aliases
+(iter_args, yields, if results) count as accesses to the buffer; a use the
+catalogue does not know counts as a read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .buffers import alias_closure, op_access
+from .ir_utils import constant_int
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Why a buffer is loop-carried: the op that reads it first."""
+
+    op: ir.Operation
+    reason: str
+
+
+def static_trip_count(for_op: ir.Operation) -> int | None:
+    """The trip count of an `scf.for` with constant bounds, else None."""
+    lb, ub, step = (constant_int(v) for v in list(for_op.operands)[:3])
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+class _Walker:
+    def __init__(self, roots: dict[ir.Value, ir.Value]) -> None:
+        self.roots = roots  # alias value -> tracked buffer
+        self.carried: dict[ir.Value, Carried] = {}
+
+    def walk_block(self, block: ir.Block, written: set[ir.Value]) -> set[ir.Value]:
+        for op in block.operations:
+            written = self.visit(op, written)
+        return written
+
+    def walk_region(self, region: ir.Region, written: set[ir.Value]) -> set[ir.Value]:
+        blocks = list(region.blocks)
+        if len(blocks) != 1:  # unstructured control flow: writes not definite
+            for block in blocks:
+                self.walk_block(block, set(written))
+            return written
+        return self.walk_block(blocks[0], set(written))
+
+    def read(self, value: ir.Value, op: ir.Operation, written: set[ir.Value], how: str) -> None:
+        root = self.roots.get(value)
+        if root is not None and root not in written and root not in self.carried:
+            self.carried[root] = Carried(op, f"it is {how} by '{op.name}' before it is written in the iteration")
+
+    def visit(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
+        access = op_access(op)
+        for v in access.reads:
+            self.read(v, op, written, "read")
+        for v in access.escapes:
+            if op.name not in ("scf.yield", "scf.for"):
+                self.read(v, op, written, "used")
+        for v in access.writes:
+            root = self.roots.get(v)
+            if root is not None:
+                written = written | {root}
+        name = op.name
+        if name == "scf.if":
+            then_written = self.walk_region(op.regions[0], written)
+            if len(op.regions) > 1 and len(op.regions[1].blocks):
+                else_written = self.walk_region(op.regions[1], written)
+            else:
+                else_written = written
+            return then_written & else_written
+        if name == "scf.for":
+            body_written = self.walk_region(op.regions[0], written)
+            trips = static_trip_count(op)
+            return body_written if trips else written
+        for region in op.regions:
+            self.walk_region(region, written)
+        return written
+
+
+def loop_carried_buffers(loop: ir.Operation, buffers) -> dict[ir.Value, Carried]:
+    """Of `buffers` (values defined by allocs inside `loop`'s body, at any
+    depth), those that are loop-carried through memory in `loop`, with why."""
+    roots: dict[ir.Value, ir.Value] = {}
+    for b in buffers:
+        for alias in alias_closure(b):
+            roots.setdefault(alias, b)
+    walker = _Walker(roots)
+    walker.walk_region(loop.regions[0], set())
+    return walker.carried
