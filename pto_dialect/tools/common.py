@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .. import diagnostics
-from ..diagnostics import Diag
+if TYPE_CHECKING:
+    from ..diagnostics import Diag
+
+# `..diagnostics` imports mlir: it is imported where it is used, so that
+# `pto-opt --version` and `--help` do not pay for loading MLIR.
 
 # Module.parse(str) names every location's file "-"; the tools map it back to
 # the input's name when they print.
@@ -78,6 +82,8 @@ class DiagnosticCollector:
     """
 
     def __init__(self, context, on_diag=None) -> None:
+        from .. import diagnostics
+
         self.diags: list[Diag] = []
         self._on_diag = on_diag
         self._handler = context.attach_diagnostic_handler(self._handle)
@@ -89,6 +95,8 @@ class DiagnosticCollector:
             self._on_diag(d)
 
     def _handle(self, d) -> bool:
+        from ..diagnostics import Diag
+
         try:
             self._add(Diag.from_mlir(d))
         except Exception:  # never let an exception cross into C++
@@ -97,6 +105,9 @@ class DiagnosticCollector:
 
     def add_error(self, error) -> None:
         """Take the diagnostics an `ir.MLIRError` carries."""
+        from .. import diagnostics
+        from ..diagnostics import Diag
+
         details = getattr(error, "error_diagnostics", None) or []
         if not details:
             self._add(Diag(diagnostics.ERROR, str(error)))
@@ -104,6 +115,8 @@ class DiagnosticCollector:
             self._add(Diag.from_mlir(d))
 
     def close(self) -> None:
+        from .. import diagnostics
+
         diagnostics.remove_fallback_sink(self._add)
         try:
             self._handler.detach()
