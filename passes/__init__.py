@@ -18,10 +18,17 @@ def _verify():
     return PtoVerify
 
 
+def _convert_to_ptoas_multi_buffer():
+    from .convert_to_ptoas_multi_buffer import ConvertToPtoasMultiBuffer
+
+    return ConvertToPtoasMultiBuffer
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> a function returning the pass class."""
     return {
         "pto-verify": _verify,
+        "convert-to-ptoas-multi-buffer": _convert_to_ptoas_multi_buffer,
     }
 
 

@@ -1,0 +1,252 @@
+"""convert-to-ptoas-multi-buffer: pipeline loops to ptoas multi-buffer form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
+
+from .. import diagnostics
+from ..buffers import escape_reason
+from ..diagnostics import location_position
+from ..loop_carried import loop_carried_buffers
+from ..loop_index import LoopBounds, build_slot_index, normalize_loop
+from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..report import LoopDecision, TileDecision
+from ..targets import ARCHS, ArchError, resolve_arch, space_spec
+from ..types import MIN_SLOTS, SPACES, MultiTileBufType, align_up, tile_type
+from ..verifier import STAGES_ATTR
+
+def pipeline_stages(op: ir.Operation) -> int | None:
+    """N of a pipeline loop (`pto.pipeline_stages = N`), else None."""
+    if STAGES_ATTR not in op.attributes:
+        return None
+    attr = op.attributes[STAGES_ATTR]
+    return attr.value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def set_pipeline_stages(op: ir.Operation, n: int) -> None:
+    op.attributes[STAGES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+
+
+def enclosing_pipeline_loop(op: ir.Operation) -> ir.Operation | None:
+    """The nearest `scf.for` around `op` that asks for buffering (N >= 2)."""
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "scf.for" and (pipeline_stages(parent) or 0) >= 2:
+            return parent
+        parent = parent.parent
+    return None
+
+
+def where(op: ir.Operation) -> str:
+    file, line, col = location_position(op.location)
+    return f"{file}:{line}:{col}" if file is not None else "<unknown>"
+
+
+@dataclass
+class _Tile:
+    alloc: ir.Operation
+    value: ir.Value
+    space: str
+    type_text: str
+    reason: str = ""  # why it is not multi-buffered; "" when eligible
+
+
+@dataclass
+class ConvertToPtoasMultiBuffer(ModulePass):
+    """Turn pipeline loops into ptoas multi-buffer form (CONTRACT 2.1).
+
+    For every `scf.for` with `pto.pipeline_stages = N`, N >= 2, each eligible
+    tile gets one `pto.alloc_multi_tile` of N slots hoisted right before the
+    loop, and its `pto.alloc_tile` in the body becomes, at the same place,
+    `pto.multi_tile_get %mb[%slot]`. All tiles of a loop share one slot value,
+    `((iv - lb) / step) mod N`, which is exactly `arith.remui %iv, %cN` when
+    step = 1 and lb is a constant >= 0 (the form ptoas derives per-slot events
+    from). The loop then gets `pto.pipeline_stages = 1`.
+
+    A tile is eligible when it is a `pto.alloc_tile` without `addr`, directly
+    in the loop body (a nested loop or `scf.if` is a boundary), its space is in
+    `spaces`, it is iteration-local (every iteration writes it before reading
+    it: a tile read before it is written, like a `tmatmul_acc` accumulator or
+    an in-place update, keeps its one buffer, or iteration i would read
+    iteration i-N's data), and it does not escape (yielded, passed to a
+    nested loop's iter_args, used by an op the pass does not know). When the N
+    slots of a loop's tiles do not fit a space, the loop gets the largest
+    N' >= 2 that fits, else stays as it is. Every tile or loop not converted,
+    and every reduced slot count, is reported as a remark with the reason;
+    the same decisions are in the pass report (Python API). Running the pass
+    twice equals running it once.
+
+    Before:
+
+        scf.for %i = %c0 to %c8 step %c1 {
+          %t = "pto.alloc_tile"() : () -> !t
+          "pto.tload"(%src, %i, %c0, %t) : (memref<128x16xf32>, index, index, !t) -> ()
+          "pto.texp"(%t, %t2) : (!t, !t) -> ()
+          ...
+        } {pto.pipeline_stages = 2 : i64}
+
+    After:
+
+        %c2 = arith.constant 2 : index
+        %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<!t, 2 : i64>
+        scf.for %i = %c0 to %c8 step %c1 {
+          %slot = arith.remui %i, %c2 : index
+          %t = "pto.multi_tile_get"(%mb, %slot) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
+          "pto.tload"(%src, %i, %c0, %t) : (memref<128x16xf32>, index, index, !t) -> ()
+          ...
+        } {pto.pipeline_stages = 1 : i64}
+
+    With `normalize-loops=true`, a loop whose step is not 1 or whose lower
+    bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
+    (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
+    """
+
+    name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
+    spaces: tuple[str, ...] = option(("vec", "mat"), "memory spaces whose tiles are multi-buffered", choices=SPACES)
+    normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")
+    arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+
+    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+        try:
+            arch = resolve_arch(module, self.arch)
+        except ArchError as e:
+            diagnostics.emit_error(module.location, str(e))
+            raise PassFailed() from None
+        patterns = RewritePatternSet()
+        patterns.add("scf.for", lambda op, rewriter: self.convert_loop(ctx, arch, op.operation))
+        walk_and_apply_patterns(module, patterns.freeze())
+
+    # -- per loop ----------------------------------------------------------------
+
+    def convert_loop(self, ctx: PassContext, arch: str, loop: ir.Operation) -> bool:
+        """The pattern: returns False when it rewrote `loop` (pattern
+        convention: a falsy result is success)."""
+        requested = pipeline_stages(loop)
+        if requested is None or requested < 2:
+            return True
+        decision = LoopDecision(self.name, where(loop), requested, converted=False)
+        ctx.report.loops.append(decision)
+        tiles = self.collect_tiles(loop)
+        eligible = [t for t in tiles if not t.reason]
+        for t in tiles:
+            decision.tiles.append(TileDecision(where(t.alloc), t.space, t.type_text, not t.reason, t.reason))
+            if t.reason:
+                diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
+        if not eligible:
+            reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
+            self.decline(loop, decision, reason)
+            return True
+        slots, reason = self.fit_slots(arch, requested, eligible)
+        if slots < MIN_SLOTS:
+            self.decline(loop, decision, reason)
+            for t in decision.tiles:
+                t.converted = False
+            return True
+        if slots < requested:
+            decision.reasons.append(reason)
+            diagnostics.emit_remark(loop.location, reason)
+        self.rewrite(loop, eligible, slots)
+        decision.converted = True
+        decision.slots = slots
+        if ctx.verbose:
+            diagnostics.emit_remark(
+                loop.location,
+                f"pipeline loop converted to {slots}-slot multi-buffering of {len(eligible)} tile(s)",
+            )
+        return False
+
+    def decline(self, loop: ir.Operation, decision: LoopDecision, reason: str) -> None:
+        decision.reasons.append(reason)
+        diagnostics.emit_remark(loop.location, f"pipeline loop is not converted: {reason}")
+
+    def collect_tiles(self, loop: ir.Operation) -> list[_Tile]:
+        """The loop's tiles (the `pto.alloc_tile`s whose nearest pipeline loop
+        is this one), each with why it is not eligible, if it is not."""
+        body = loop.regions[0].blocks[0]
+        tiles: list[_Tile] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "pto.alloc_tile" and enclosing_pipeline_loop(op) == loop:
+                view = tile_type(op.results[0].type)
+                tiles.append(_Tile(op, op.results[0], view.loc if view else "?", str(op.results[0].type)))
+            return ir.WalkResult.ADVANCE
+
+        for op in body.operations:
+            op.operation.walk(visit)
+        direct = [t for t in tiles if t.alloc.parent == loop]
+        for t in tiles:
+            if t.alloc.parent != loop:
+                t.reason = (
+                    f"it is defined inside a nested '{t.alloc.parent.name}', not directly in the pipeline loop's body"
+                )
+            elif len(t.alloc.operands):
+                t.reason = "it has an explicit addr"
+            elif t.space not in self.spaces:
+                t.reason = f"its space \"{t.space}\" is not in spaces={','.join(self.spaces)}"
+            else:
+                t.reason = escape_reason(t.value) or ""
+        candidates = [t for t in direct if not t.reason]
+        carried = loop_carried_buffers(loop, [t.value for t in candidates])
+        for t in candidates:
+            why = carried.get(t.value)
+            if why is not None:
+                t.reason = f"it is loop-carried through memory: {why.reason}"
+        return tiles
+
+    def fit_slots(self, arch: str, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
+        """The largest slot count in [2, requested] at which the loop's
+        multi-buffered tiles fit every space, with the remark text when it
+        is less than requested (0 when even 2 do not fit)."""
+        strides: dict[str, int] = {}
+        for t in tiles:
+            alignment = space_spec(arch, t.space).alignment
+            strides[t.space] = strides.get(t.space, 0) + align_up(tile_type(t.value.type).nbytes, alignment)
+        slots = requested
+        limiting = None
+        for space, stride_sum in strides.items():
+            capacity = space_spec(arch, space).capacity
+            fit = capacity // stride_sum
+            if fit < slots:
+                slots, limiting = fit, space
+        if limiting is None:
+            return requested, ""
+        capacity = space_spec(arch, limiting).capacity
+        per_slot = strides[limiting]
+        if slots < MIN_SLOTS:
+            return 0, (
+                f"even {MIN_SLOTS} slots of its tiles need {MIN_SLOTS * per_slot} bytes of "
+                f"\"{limiting}\", more than its {capacity} bytes on {arch}"
+            )
+        return slots, (
+            f"pipeline loop asks for {requested} slots but only {slots} fit in \"{limiting}\" "
+            f"({slots} x {per_slot} = {slots * per_slot} of {capacity} bytes on {arch}); using {slots}"
+        )
+
+    # -- rewriting ----------------------------------------------------------------
+
+    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
+        if self.normalize_loops and not LoopBounds.of(loop).is_ptoas_canonical:
+            normalize_loop(loop)
+        index = ir.IndexType.get()
+        regions = []
+        with ir.InsertionPoint(loop), loop.location:
+            count = arith.ConstantOp(index, ir.IntegerAttr.get(index, slots)).result
+            for t in tiles:
+                region_type = MultiTileBufType(tile_type(t.value.type), slots).to_ir()
+                regions.append(ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location).result)
+        body = loop.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(body), loop.location:
+            slot = build_slot_index(loop, count, slots)
+        for t, region in zip(tiles, regions):
+            with ir.InsertionPoint(t.alloc):
+                get = ir.Operation.create(
+                    "pto.multi_tile_get", results=[t.value.type], operands=[region, slot], loc=t.alloc.location
+                )
+            t.value.replace_all_uses_with(get.result)
+            t.alloc.erase()
+        set_pipeline_stages(loop, 1)

@@ -1,0 +1,107 @@
+"""Arithmetic on `scf.for` iteration indices: the slot index of a pipeline
+loop, and loop normalization.
+
+The slot of iteration k (k = 0, 1, ...) of `for %iv = lb to ub step s` is
+`k mod N` with `k = (iv - lb) / s`. Two shortcuts keep the IR small and in
+the form ptoas recognises:
+
+- `step = 1` and a constant `lb >= 0`: `arith.remui %iv, %cN`. This is
+  `(k + lb) mod N`, a rotation of `k mod N`: any N consecutive iterations still
+  use N distinct slots, and it is the only form ptoas derives per-slot events
+  from.
+- otherwise `((iv - lb) / s) mod N` with the subtraction dropped for `lb = 0`
+  and the division for `s = 1`. `iv - lb >= 0` and `s > 0` in every iteration,
+  so unsigned division and remainder are exact. (`iv % N` alone, what the
+  reference implementation emitted, is wrong for any step that shares a
+  factor with N: with step 2 and N = 2 every iteration gets slot 0.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .ir_utils import constant_int
+
+
+@dataclass(frozen=True)
+class LoopBounds:
+    lower: ir.Value
+    upper: ir.Value
+    step: ir.Value
+    lower_const: int | None
+    upper_const: int | None
+    step_const: int | None
+
+    @classmethod
+    def of(cls, loop: ir.Operation) -> "LoopBounds":
+        lb, ub, step = list(loop.operands)[:3]
+        return cls(lb, ub, step, constant_int(lb), constant_int(ub), constant_int(step))
+
+    @property
+    def is_ptoas_canonical(self) -> bool:
+        """True when the slot can be exactly `arith.remui %iv, %cN`."""
+        return self.step_const == 1 and self.lower_const is not None and self.lower_const >= 0
+
+
+def induction_var(loop: ir.Operation) -> ir.Value:
+    return loop.regions[0].blocks[0].arguments[0]
+
+
+def _constant(value: int, type_: ir.Type) -> ir.Value:
+    return arith.ConstantOp(type_, ir.IntegerAttr.get(type_, value)).result
+
+
+def build_slot_index(loop: ir.Operation, count_value: ir.Value, count: int) -> ir.Value:
+    """Emit the slot index of the current iteration at the current insertion
+    point (inside the loop body, before any use) and return it."""
+    bounds = LoopBounds.of(loop)
+    iv = induction_var(loop)
+    if bounds.is_ptoas_canonical:
+        return arith.RemUIOp(iv, count_value).result
+    k = iv
+    if bounds.lower_const != 0:
+        k = arith.SubIOp(k, bounds.lower).result
+    if bounds.step_const != 1:
+        k = arith.DivUIOp(k, bounds.step).result
+    return arith.RemUIOp(k, count_value).result
+
+
+def normalize_loop(loop: ir.Operation) -> None:
+    """Rewrite `for %iv = lb to ub step s` in place to
+    `for %k = 0 to max(ceildiv(ub - lb, s), 0) step 1`, with `lb + k * s` in
+    the body where %iv was used."""
+    bounds = LoopBounds.of(loop)
+    iv = induction_var(loop)
+    iv_type = iv.type
+    with ir.InsertionPoint(loop), loop.location:
+        zero = _constant(0, iv_type)
+        one = _constant(1, iv_type)
+        if None not in (bounds.lower_const, bounds.upper_const, bounds.step_const):
+            span = bounds.upper_const - bounds.lower_const
+            trips = max(0, -(-span // bounds.step_const))
+            trip_count = _constant(trips, iv_type)
+        else:
+            span = arith.SubIOp(bounds.upper, bounds.lower).result
+            trips = arith.CeilDivSIOp(span, bounds.step).result
+            trip_count = arith.MaxSIOp(trips, zero).result
+    body = loop.regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_begin(body), loop.location:
+        users: list[ir.Operation] = []
+        value = iv
+        if bounds.step_const != 1:
+            scaled = arith.MulIOp(iv, bounds.step)
+            users.append(scaled.operation)
+            value = scaled.result
+        if bounds.lower_const != 0:
+            shifted = arith.AddIOp(bounds.lower, value)
+            if value is iv:
+                users.append(shifted.operation)
+            value = shifted.result
+    if value is not iv:
+        iv.replace_all_uses_except(value, users)
+    loop.operands[0] = zero
+    loop.operands[1] = trip_count
+    loop.operands[2] = one
