@@ -92,9 +92,9 @@ class ConvertToPtoasMultiBuffer(ModulePass):
 
     After:
 
-        %c2 = arith.constant 2 : index
         %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<!t, 2 : i64>
         scf.for %i = %c0 to %c8 step %c1 {
+          %c2 = arith.constant 2 : index
           %slot = arith.remui %i, %c2 : index
           %t = "pto.multi_tile_get"(%mb, %slot) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
           "pto.tload"(%src, %i, %c0, %t) : (memref<128x16xf32>, index, index, !t) -> ()
@@ -234,13 +234,15 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             normalize_loop(loop)
         index = ir.IndexType.get()
         regions = []
-        with ir.InsertionPoint(loop), loop.location:
-            count = arith.ConstantOp(index, ir.IntegerAttr.get(index, slots)).result
+        with ir.InsertionPoint(loop):
             for t in tiles:
                 region_type = MultiTileBufType(tile_type(t.value.type), slots).to_ir()
                 regions.append(ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location).result)
         body = loop.regions[0].blocks[0]
+        # The slot count constant goes next to its one use, the slot index,
+        # at the top of the body.
         with ir.InsertionPoint.at_block_begin(body), loop.location:
+            count = arith.ConstantOp(index, ir.IntegerAttr.get(index, slots)).result
             slot = build_slot_index(loop, count, slots)
         for t, region in zip(tiles, regions):
             with ir.InsertionPoint(t.alloc):
