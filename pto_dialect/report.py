@@ -45,6 +45,9 @@ class BufferPlacement:
     first: int  # program point where it becomes live
     last: int  # last program point where it is live
     fixed: bool = False  # user-given address
+    first_at: str = ""  # location of the op at `first`
+    last_at: str = ""  # location of the op at `last`
+    whole_loops: list[str] = field(default_factory=list)  # loops it lives through entirely, and why
 
 
 @dataclass
@@ -54,6 +57,7 @@ class FunctionMemory:
     peak: dict[str, int] = field(default_factory=dict)
     capacity: dict[str, int] = field(default_factory=dict)
     buffers: list[BufferPlacement] = field(default_factory=list)
+    live_peak: dict[str, int] = field(default_factory=dict)  # most bytes live at once: a lower bound on `peak`
 
 
 @dataclass

@@ -41,6 +41,7 @@ OPTIONS:
   --allow-unregistered-dialect    Accept ops of unknown dialects
   --use-ptoas-multi-buffer[=<bool>]  Switch of pto-pipeline (else $PTO_PTOAS_MULTI_BUFFER, else off)
   --pto-report=<file>             Write the passes' decisions as JSON
+  --pto-memory-report[=text|json] Print where pto-allocate-memory-addr put each buffer (to stderr)
   --verbose                       More detail (pass docs, decision remarks)
   --version                       Print the version
 """
@@ -74,6 +75,7 @@ class Options:
     use_ptoas_multi_buffer: bool | None = None
     verify_each: bool = True
     report_file: str | None = None
+    memory_report: str | None = None  # "text" or "json"
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -121,6 +123,10 @@ def parse_args(argv: list[str]) -> Options:
                 opts.pass_pipeline = value
             else:
                 opts.report_file = value
+        elif name == "pto-memory-report":
+            if value not in (None, "text", "json"):
+                raise ToolError(f"invalid value for --pto-memory-report: '{value}' (expected text or json)")
+            opts.memory_report = value or "text"
         elif name == "split-input-file":
             opts.split_marker = value or DEFAULT_SPLIT_MARKER
         elif name in _BOOL_FLAGS:
@@ -234,6 +240,11 @@ class Driver:
             self.process(chunk, text)
         if opts.report_file:
             self.write_report()
+        if opts.memory_report:
+            from ..memory_report import render
+
+            sys.stderr.write(render([m for r in self.reports for m in r.memory], opts.memory_report))
+            sys.stderr.flush()
         if self.ok or opts.output is None:
             self.write_output()
         return 0 if self.ok else 1
