@@ -24,11 +24,18 @@ def _convert_to_ptoas_multi_buffer():
     return ConvertToPtoasMultiBuffer
 
 
+def _allocate_memory_addr():
+    from .allocate_memory_addr import AllocateMemoryAddr
+
+    return AllocateMemoryAddr
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> a function returning the pass class."""
     return {
         "pto-verify": _verify,
         "convert-to-ptoas-multi-buffer": _convert_to_ptoas_multi_buffer,
+        "pto-allocate-memory-addr": _allocate_memory_addr,
     }
 
 

@@ -1,0 +1,270 @@
+"""pto-allocate-memory-addr: constant slot addresses with lifetime-based reuse."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .. import diagnostics
+from ..diagnostics import location_position
+from ..ir_utils import constant_int, walk_ops
+from ..liveness import FunctionLiveness, LiveRange, function_liveness
+from ..memory_report import FORMATS, render
+from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..placement import Placement, Request, live_peak, place
+from ..report import BufferPlacement, FunctionMemory
+from ..targets import ARCHS, ArchError, resolve_arch, space_spec
+from ..types import SPACES, MultiTileBufType, buffer_type
+
+MEMORY_USAGE_ATTR = "pto.memory_usage"
+_MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
+
+
+def where(loc: ir.Location) -> str:
+    file, line, col = location_position(loc)
+    return f"{file}:{line}:{col}" if file is not None else "<unknown>"
+
+
+@dataclass
+class _Buffer:
+    live: LiveRange
+    space: str
+    size: int  # bytes; a region: N * stride
+    type_text: str
+    fixed: int | None
+
+    @property
+    def alloc(self) -> ir.Operation:
+        return self.live.alloc
+
+
+@dataclass
+class AllocateMemoryAddr(ModulePass):
+    """Give every pto buffer a constant address, sharing memory between buffers whose lifetimes do not overlap (CONTRACT 2.3).
+
+    Every `pto.alloc_tile` and `pto.alloc_multi_tile` without `addr` gets an
+    `arith.constant <addr> : i64` operand: a byte offset into its memory
+    space, aligned for the space (32 bytes for vec, mat, bias; 512 for left,
+    right, acc). Each function is allocated on its own, per memory space.
+
+    A buffer lives from its definition to its last use, through its aliases
+    (`multi_tile_get` results are their region; scf.for iter_args and
+    results, scf.if results). It lives through a whole loop when it is
+    defined before the loop and used in it, when it is loop-carried through
+    memory in it (an iteration may read what the previous one left), or when
+    it is a multi-tile region used in it. Buffers whose lifetimes do not
+    overlap may share addresses (`reuse=false` gives each its own range). A
+    multi-tile region takes N * stride contiguous bytes, stride = its slot's
+    bytes aligned up. Placement is a best-fit sweep over program points,
+    O(n log n) in the number of buffers.
+
+    Allocs that already have a constant `addr` keep it, as fixed
+    reservations that the other buffers avoid while they are live (so
+    running the pass twice changes nothing); two fixed buffers that overlap
+    while both live are an error naming both. A space whose buffers need
+    more than its capacity is an error on the function naming the space,
+    the bytes required and available, and the buffers live at the peak.
+
+    Each function gets `pto.memory_usage = {vec = B : i64, ...}`: per space
+    it uses, the bytes from 0 to the end of its highest buffer. The
+    placements are in the pass report (`--pto-report`), and `report=text`
+    or `report=json` (or `pto-opt --pto-memory-report[=json]`) prints each
+    buffer's address range and lifetime.
+
+    Before:
+
+        func.func @f(%src: memref<16x16xf32>, %dst: memref<16x16xf32>) {
+          %a = "pto.alloc_tile"() : () -> !t
+          "pto.tload"(%src, %c0, %c0, %a) : (memref<16x16xf32>, index, index, !t) -> ()
+          "pto.tstore"(%a, %dst, %c0, %c0) : (!t, memref<16x16xf32>, index, index) -> ()
+          %b = "pto.alloc_tile"() : () -> !t
+          "pto.tload"(%src, %c0, %c0, %b) : (memref<16x16xf32>, index, index, !t) -> ()
+          "pto.tstore"(%b, %dst, %c0, %c0) : (!t, memref<16x16xf32>, index, index) -> ()
+          return
+        }
+
+    After (`!t` is a 1024-byte vec tile; %a is dead when %b is defined, so
+    they share address 0):
+
+        func.func @f(...) attributes {pto.memory_usage = {vec = 1024 : i64}} {
+          %c0_i64 = arith.constant 0 : i64
+          %a = "pto.alloc_tile"(%c0_i64) : (i64) -> !t
+          ...
+          %c0_i64_0 = arith.constant 0 : i64
+          %b = "pto.alloc_tile"(%c0_i64_0) : (i64) -> !t
+          ...
+        }
+    """
+
+    name: ClassVar[str] = "pto-allocate-memory-addr"
+    arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+    reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
+    report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
+
+    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+        try:
+            arch = resolve_arch(module, self.arch)
+        except ArchError as e:
+            diagnostics.emit_error(module.location, str(e))
+            raise PassFailed() from None
+        memories: list[FunctionMemory] = []
+        ok = True
+        # Collected before any rewrite: the walk also lists the allocs we replace.
+        functions = [op for op in walk_ops(module) if op.name == "func.func" and len(op.regions[0].blocks)]
+        for func in functions:
+            memory, func_ok = self.allocate_function(func, arch)
+            memories.append(memory)
+            ok = ok and func_ok
+        ctx.report.memory.extend(memories)
+        if self.report != "none":
+            sys.stderr.write(render(memories, self.report))
+            sys.stderr.flush()
+        if not ok:
+            raise PassFailed()
+
+    # -- one function -----------------------------------------------------------
+
+    def allocate_function(self, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
+        """Place the buffers of `func`; rewrite it only when all fit."""
+        name = ir.StringAttr(func.attributes["sym_name"]).value
+        liveness = function_liveness(func)
+        buffers, ok = self._buffers(liveness, arch)
+        memory = FunctionMemory(function=name, arch=arch)
+        placements: dict[str, Placement] = {}
+        for space in SPACES:
+            members = [i for i, b in enumerate(buffers) if b.space == space]
+            if not members:
+                continue
+            spec = space_spec(arch, space)
+            requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed) for i in members]
+            placement = place(requests, spec.alignment, self.reuse)
+            peak = live_peak(requests, spec.alignment, self.reuse)
+            placements[space] = placement
+            memory.peak[space] = placement.footprint
+            memory.capacity[space] = spec.capacity
+            memory.live_peak[space] = peak.bytes
+            for first, second in placement.collisions:
+                ok = False
+                self._report_collision(space, buffers[first], buffers[second])
+            if placement.footprint > spec.capacity:
+                ok = False
+                self._report_overflow(func, name, arch, space, placement, peak.bytes, {k: buffers[k] for k in peak.keys}, spec.capacity)
+        addrs = {k: a for p in placements.values() for k, a in p.addrs.items()}
+        memory.buffers = [self._record(liveness, b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
+        if ok:
+            for i, b in enumerate(buffers):
+                if b.fixed is None:
+                    _set_addr(b.alloc, addrs[i])
+            i64 = ir.IntegerType.get_signless(64, func.context)
+            func.attributes[MEMORY_USAGE_ATTR] = ir.DictAttr.get(
+                {space: ir.IntegerAttr.get(i64, used) for space, used in memory.peak.items()}, func.context
+            )
+        return memory, ok
+
+    def _buffers(self, liveness: FunctionLiveness, arch: str) -> tuple[list[_Buffer], bool]:
+        ok = True
+        buffers: list[_Buffer] = []
+        for live in liveness.buffers:
+            alloc = live.alloc
+            view = buffer_type(alloc.results[0].type)
+            if view is None or view.loc not in SPACES:  # the verifier reports malformed types
+                continue
+            fixed = None
+            if len(alloc.operands):
+                fixed = constant_int(alloc.operands[0])
+                if fixed is None:
+                    ok = False
+                    diagnostics.emit_error(
+                        alloc.location,
+                        f"'{alloc.name}' has an addr that is not an arith.constant; the allocator cannot "
+                        "keep other buffers clear of an address it does not know",
+                    )
+                    continue
+            if isinstance(view, MultiTileBufType):
+                size = view.region_bytes(space_spec(arch, view.loc).alignment)
+            else:
+                size = view.nbytes
+            buffers.append(_Buffer(live, view.loc, size, str(alloc.results[0].type), fixed))
+        return buffers, ok
+
+    def _record(self, liveness: FunctionLiveness, b: _Buffer, addr: int) -> BufferPlacement:
+        loops = liveness.loops
+        return BufferPlacement(
+            location=where(b.alloc.location),
+            space=b.space,
+            type=b.type_text,
+            addr=addr,
+            size=b.size,
+            first=b.live.start,
+            last=b.live.end,
+            fixed=b.fixed is not None,
+            first_at=where(liveness.ops[b.live.start].location),
+            last_at=where(liveness.ops[b.live.end].location),
+            whole_loops=[
+                f"the {loops[i].op.name} at {where(loops[i].op.location)}: {why}"
+                for i, why in sorted(b.live.whole_loops.items())
+            ],
+        )
+
+    # -- errors -------------------------------------------------------------------
+
+    def _report_collision(self, space: str, first: _Buffer, second: _Buffer) -> None:
+        diagnostics.emit_error(
+            second.alloc.location,
+            f"buffer at fixed addr {second.fixed} ({second.size} bytes) overlaps the buffer at fixed "
+            f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both are live",
+            notes=[(first.alloc.location, f"the other buffer, {first.type_text}, is allocated here")],
+        )
+
+    def _report_overflow(
+        self,
+        func: ir.Operation,
+        name: str,
+        arch: str,
+        space: str,
+        placement: Placement,
+        live_bytes: int,
+        at_peak: dict[int, _Buffer],
+        capacity: int,
+    ) -> None:
+        why = (
+            "more than the space holds"
+            if live_bytes > capacity
+            else "the rest is lost to fragmentation or fixed addresses"
+            if self.reuse
+            else "with reuse=false no two buffers share memory"
+        )
+        shown = sorted(at_peak, key=lambda k: (-at_peak[k].size, k))[:_MAX_PEAK_NOTES]
+        notes = []
+        for k in shown:
+            b, addr = at_peak[k], placement.addrs[k]
+            notes.append((b.alloc.location, f"live at the peak: {b.type_text}, {b.size} bytes at [{addr}, {addr + b.size})"))
+        more = len(at_peak) - len(shown)
+        diagnostics.emit_error(
+            func.location,
+            f"memory space \"{space}\" overflows in @{name}: {placement.footprint} bytes required, "
+            f"{capacity} bytes available on {arch}; {live_bytes} bytes are live at once at the peak "
+            f"({why}), in {len(at_peak)} buffer{'s' if len(at_peak) != 1 else ''}"
+            + (f" ({len(shown)} shown below, {more} more)" if more else ""),
+            notes=notes,
+        )
+
+
+def _set_addr(alloc: ir.Operation, addr: int) -> None:
+    """Rebuild `alloc` with a constant `addr` operand (inserted right before it)."""
+    with ir.InsertionPoint(alloc), alloc.location:
+        i64 = ir.IntegerType.get_signless(64)
+        const = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, addr))
+        attrs = alloc.attributes
+        new = ir.Operation.create(
+            alloc.name,
+            results=[alloc.results[0].type],
+            operands=[const.result],
+            attributes={attrs[i].name: attrs[i].attr for i in range(len(attrs))},
+        )
+    alloc.results[0].replace_all_uses_with(new.results[0])
+    alloc.erase()

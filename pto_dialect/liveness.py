@@ -1,0 +1,263 @@
+"""Buffer lifetimes over one function, in program order (CONTRACT 2.3).
+
+Every op of a function gets a *program point*: its index in a pre-order walk
+(an op with regions comes before the ops inside it, so a loop's ops occupy
+the points from the loop op to its last nested op). A buffer is what one
+`pto.alloc_tile` / `pto.alloc_multi_tile` defines; its *live range* is the
+closed interval of points from its definition to its last use, where a use
+of any alias counts (`multi_tile_get` results are the region; scf.for
+init/iter_arg/result and scf.if results through `buffers.alias_closure`).
+
+The range then covers a whole loop (from the loop op to its last nested op)
+when the buffer
+
+- is defined outside the loop and used inside it: the loop runs its uses
+  again, after ops that a straight reading would place after the last use;
+- is loop-carried through memory in it (`loop_carried.loop_carried_buffers`):
+  what one iteration leaves in it, the next one reads;
+- is a multi-tile region used in it: its N slots rotate across iterations.
+
+A loop here is any region op that may run its region more than once. Only
+`scf.for` gets the iteration-local analysis; for any other repeating op
+(`scf.while`, `scf.parallel`, an unknown op with regions) every buffer used
+inside lives for the whole op. `scf.if`, `scf.execute_region` and
+`scf.index_switch` run a region at most once, so their branches are plain
+program order: buffers used only in different branches of one `scf.if` have
+disjoint ranges and may share memory, which is right because only one
+branch runs.
+
+Allocs that alias each other (two allocs yielded by the branches of one
+`scf.if`, an init buffer and the buffer a loop yields for it) may each be
+what a later use reads, so they form one *alias group* and all get the
+group's range: the hull of the members' ranges.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from .buffers import alias_closure
+from .catalogue import ALLOC_OPS
+from .loop_carried import loop_carried_buffers
+
+# Region ops that run each of their regions at most once per execution.
+NON_REPEATING_REGION_OPS = frozenset({"scf.if", "scf.execute_region", "scf.index_switch"})
+
+DEFINED_OUTSIDE = "defined before the loop and used in it"
+MULTI_TILE_REGION = "a multi-tile region used in the loop (its slots rotate across iterations)"
+
+
+@dataclass
+class Loop:
+    """A region op that may repeat, and the points it spans."""
+
+    op: ir.Operation
+    start: int  # point of the loop op itself
+    end: int  # last point inside it
+    parent: int  # index of the enclosing loop in FunctionLiveness.loops, -1 at top level
+
+    def contains(self, point: int) -> bool:
+        """Whether `point` is an op nested inside the loop."""
+        return self.start < point <= self.end
+
+    @property
+    def analysed(self) -> bool:
+        """Whether iteration-local buffers are told apart from loop-carried
+        ones in this loop (else every buffer used inside lives throughout)."""
+        return self.op.name == "scf.for"
+
+
+@dataclass
+class LiveRange:
+    """The lifetime of one buffer, as a closed interval of program points."""
+
+    alloc: ir.Operation
+    start: int
+    end: int
+    whole_loops: dict[int, str] = field(default_factory=dict)
+    """Loops (indices) the range covers entirely, each with why."""
+    group: int = -1  # alias group id; allocs sharing one have the same range
+
+    @property
+    def is_region(self) -> bool:
+        return self.alloc.name == "pto.alloc_multi_tile"
+
+
+@dataclass
+class FunctionLiveness:
+    ops: list[ir.Operation]  # ops[p] is the op at program point p
+    loops: list[Loop]
+    buffers: list[LiveRange]  # one per alloc, in program order
+
+    def point_of(self, op: ir.Operation) -> int:
+        return self._points[op]
+
+    _points: dict[ir.Operation, int] = field(default_factory=dict, repr=False)
+
+
+def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
+    """Every value naming (part of) the buffer `alloc` defines: its aliases
+    and, for a multi-tile region, each `multi_tile_get` result and theirs."""
+    values: set[ir.Value] = set()
+    work = [alloc.results[0]]
+    while work:
+        for v in alias_closure(work.pop()):
+            if v in values:
+                continue
+            values.add(v)
+            for use in v.uses:
+                owner = use.owner
+                if owner.name == "pto.multi_tile_get" and use.operand_number == 0:
+                    work.append(owner.results[0])
+    return values
+
+
+class _Numbering:
+    """One pre-order walk: program points, loops, allocs."""
+
+    def __init__(self, func: ir.Operation) -> None:
+        self.ops: list[ir.Operation] = []
+        self.points: dict[ir.Operation, int] = {}
+        self.loop_of: list[int] = []  # innermost enclosing loop per point, -1 none
+        self.loops: list[Loop] = []
+        self.allocs: list[int] = []  # points of alloc ops, ascending
+        for region in func.regions:
+            for block in region.blocks:
+                self.visit_block(block, -1)
+
+    def visit_block(self, block: ir.Block, loop: int) -> None:
+        for view in block.operations:
+            op = view.operation
+            point = len(self.ops)
+            self.ops.append(op)
+            self.points[op] = point
+            self.loop_of.append(loop)
+            name = op.name
+            if name in ALLOC_OPS:
+                self.allocs.append(point)
+            regions = op.regions
+            if len(regions) == 0:
+                continue
+            inner = loop
+            if name not in NON_REPEATING_REGION_OPS:
+                inner = len(self.loops)
+                self.loops.append(Loop(op, point, point, loop))
+            for region in regions:
+                for nested in region.blocks:
+                    self.visit_block(nested, inner)
+            if inner != loop:
+                self.loops[inner].end = len(self.ops) - 1
+
+
+def _alias_groups(values: list[set[ir.Value]]) -> list[int]:
+    """Union-find over buffers that share an alias value; the group id of each."""
+    parent = list(range(len(values)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[ir.Value, int] = {}
+    for i, vals in enumerate(values):
+        for v in vals:
+            j = owner.setdefault(v, i)
+            if j != i:
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return [find(i) for i in range(len(values))]
+
+
+def function_liveness(func: ir.Operation) -> FunctionLiveness:
+    """The live range of every buffer allocated in `func` (any nesting)."""
+    numbering = _Numbering(func)
+    ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
+    ranges: list[LiveRange] = []
+    values_of: list[set[ir.Value]] = []
+    for p in numbering.allocs:
+        alloc = ops[p]
+        live = LiveRange(alloc, p, p)
+        is_region = live.is_region
+        values = buffer_values(alloc)
+        values_of.append(values)
+        climbed: set[int] = set()
+        for v in values:
+            for use in v.uses:
+                q = points.get(use.owner.operation)
+                if q is None:  # a use outside the function: cannot happen in valid IR
+                    continue
+                if q > live.end:
+                    live.end = q
+                # Every loop around the use that repeats it relative to the definition.
+                loop = loop_of[q]
+                while loop != -1 and loop not in climbed:
+                    climbed.add(loop)
+                    info = loops[loop]
+                    if not info.contains(p):
+                        live.whole_loops.setdefault(loop, DEFINED_OUTSIDE)
+                    elif is_region:
+                        live.whole_loops.setdefault(loop, MULTI_TILE_REGION)
+                    elif not info.analysed:
+                        live.whole_loops.setdefault(
+                            loop, f"used in '{info.op.name}', whose region may run repeatedly"
+                        )
+                    loop = info.parent
+        ranges.append(live)
+
+    # Loop-carried through memory: per scf.for, the allocs nested in it.
+    alloc_points = numbering.allocs
+    for index, loop in enumerate(loops):
+        if not loop.analysed:
+            continue
+        lo = bisect_right(alloc_points, loop.start)
+        hi = bisect_right(alloc_points, loop.end)
+        if lo == hi:
+            continue
+        by_value = {ops[alloc_points[i]].results[0]: i for i in range(lo, hi)}
+        carried = loop_carried_buffers(loop.op, list(by_value))
+        for value, why in carried.items():
+            ranges[by_value[value]].whole_loops.setdefault(index, f"loop-carried through memory: {why.reason}")
+
+    for live in ranges:
+        for index in live.whole_loops:
+            live.start = min(live.start, loops[index].start)
+            live.end = max(live.end, loops[index].end)
+
+    # Aliasing allocs share one range (the hull), and each other's reasons.
+    groups = _alias_groups(values_of)
+    members: dict[int, list[LiveRange]] = {}
+    for live, g in zip(ranges, groups):
+        live.group = g
+        members.setdefault(g, []).append(live)
+    for group in members.values():
+        if len(group) == 1:
+            continue
+        start = min(live.start for live in group)
+        end = max(live.end for live in group)
+        reasons: dict[int, str] = {}
+        for live in group:
+            for k, why in live.whole_loops.items():
+                reasons.setdefault(k, why)
+        for live in group:
+            live.start, live.end, live.whole_loops = start, end, dict(reasons)
+
+    result = FunctionLiveness(ops, loops, ranges)
+    result._points = points
+    return result
+
+
+__all__ = [
+    "DEFINED_OUTSIDE",
+    "FunctionLiveness",
+    "LiveRange",
+    "Loop",
+    "MULTI_TILE_REGION",
+    "NON_REPEATING_REGION_OPS",
+    "buffer_values",
+    "function_liveness",
+]

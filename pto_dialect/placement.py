@@ -1,0 +1,257 @@
+"""Addresses for the buffers of one memory space, from their live ranges.
+
+The input is one `Request` per buffer: its size in bytes, its live range (a
+closed interval of program points) and, for a buffer the user placed, its
+fixed address. Buffers whose ranges overlap must get disjoint address ranges;
+buffers whose ranges are disjoint may share (unless `reuse=False`).
+
+The method is a sweep over program points with a best-fit free list: at each
+point the buffers whose range ended are freed (merging adjacent holes), user
+placements that start there are reserved, then the buffers that start there
+are placed, largest first, each in the smallest hole that holds it, or at the
+top of the used space when none does. Sizes are rounded up to the alignment
+and every fixed address is aligned, so every hole starts aligned and every
+base the sweep hands out is aligned.
+
+A user placement that starts later than a buffer being placed, but while
+that buffer is still live, must not be under it: such future reservations
+are avoided explicitly (they are few; the cost is per reservation overlapping
+the buffer's range).
+
+Cost: sorting the 2n events, then O(log n) per event for the free list
+(sortedcontainers), so O(n log n) in the number of buffers, plus the future
+reservations each buffer has to avoid.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from sortedcontainers import SortedDict, SortedList
+
+from .types import align_up
+
+
+@dataclass(frozen=True)
+class Request:
+    """One buffer to place. `key` is the caller's name for it."""
+
+    key: int
+    size: int  # bytes the buffer occupies (a region: N * stride)
+    start: int  # first program point it is live at
+    end: int  # last program point it is live at (inclusive)
+    fixed: int | None = None  # user-given base address
+
+
+@dataclass
+class Placement:
+    addrs: dict[int, int] = field(default_factory=dict)  # key -> base address
+    footprint: int = 0  # max(addr + size): the bytes of the space in use
+    collisions: list[tuple[int, int]] = field(default_factory=list)
+    """Pairs (earlier, later) of fixed requests that overlap while both live."""
+
+
+@dataclass
+class LivePeak:
+    """The program point where the most bytes are live at once."""
+
+    bytes: int = 0  # aligned sizes of the buffers live there
+    point: int = -1
+    keys: list[int] = field(default_factory=list)  # those buffers, by request order
+
+
+class _FreeSpace:
+    """Free address ranges: finite holes (by address and by size) and the
+    unbounded range [top, inf) above everything in use."""
+
+    def __init__(self) -> None:
+        self.by_addr: SortedDict = SortedDict()  # hole start -> hole end
+        self.by_size: SortedList = SortedList()  # (hole size, hole start)
+        self.top = 0
+
+    def _add(self, start: int, end: int) -> None:
+        if end > start:
+            self.by_addr[start] = end
+            self.by_size.add((end - start, start))
+
+    def _remove(self, start: int) -> int:
+        end = self.by_addr.pop(start)
+        self.by_size.remove((end - start, start))
+        return end
+
+    def take(self, start: int, end: int) -> bool:
+        """Mark [start, end) used; False (and no change) when not all free."""
+        if start >= self.top:
+            self._add(self.top, start)
+            self.top = end
+            return True
+        i = self.by_addr.bisect_right(start) - 1
+        if i < 0:
+            return False
+        hole_start, hole_end = self.by_addr.peekitem(i)
+        if end > hole_end:
+            return False
+        self._remove(hole_start)
+        self._add(hole_start, start)
+        self._add(end, hole_end)
+        return True
+
+    def free(self, start: int, end: int) -> None:
+        i = self.by_addr.bisect_left(start)
+        if i > 0:
+            prev_start, prev_end = self.by_addr.peekitem(i - 1)
+            if prev_end == start:
+                self._remove(prev_start)
+                start = prev_start
+        if end in self.by_addr:
+            end = self._remove(end)
+        if end == self.top:
+            self.top = start
+        else:
+            self._add(start, end)
+
+    def best_fit(self, size: int, blocked: list[tuple[int, int]]) -> int:
+        """The base for `size` bytes: the lowest fitting place in the
+        smallest hole that has one, else at the top; never inside `blocked`."""
+        i = self.by_size.bisect_left((size, -1))
+        if not blocked:
+            return self.by_size[i][1] if i < len(self.by_size) else self.top
+        for n in range(i, len(self.by_size)):
+            hole_size, hole_start = self.by_size[n]
+            base = _fit_avoiding(hole_start, hole_start + hole_size, size, blocked)
+            if base is not None:
+                return base
+        return _fit_avoiding(self.top, None, size, blocked)
+
+
+def _fit_avoiding(lo: int, hi: int | None, size: int, blocked: list[tuple[int, int]]) -> int | None:
+    """The lowest base >= lo with [base, base + size) inside [lo, hi) and
+    clear of every range in `blocked` (sorted by start)."""
+    base = lo
+    for b_start, b_end in blocked:
+        if b_end <= base:
+            continue
+        if b_start >= base + size:
+            break
+        base = b_end
+    return base if hi is None or base + size <= hi else None
+
+
+def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int, int]]:
+    """Pairs (earlier, later) of fixed requests whose address ranges overlap
+    while both are live. A later request is checked against the earlier ones
+    that do not collide themselves, so each colliding request is named at
+    least once with one it collides with."""
+    fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: (r.start, r.key))
+    ends = sorted(fixed, key=lambda r: r.end)
+    live: SortedList = SortedList()  # (addr, end addr, key), pairwise disjoint
+    entry: dict[int, tuple[int, int, int]] = {}
+    collisions: list[tuple[int, int]] = []
+    e = 0
+    for r in fixed:
+        while e < len(ends) and ends[e].end < r.start:
+            item = entry.pop(ends[e].key, None)
+            if item is not None:
+                live.remove(item)
+            e += 1
+        lo, hi = r.fixed, r.fixed + align_up(r.size, alignment)
+        i = live.bisect_left((lo, -1, -1))
+        hits = []
+        if i > 0 and live[i - 1][1] > lo:
+            hits.append(live[i - 1][2])
+        while i < len(live) and live[i][0] < hi:
+            hits.append(live[i][2])
+            i += 1
+        if hits:
+            collisions.extend((k, r.key) for k in hits)
+        else:
+            entry[r.key] = (lo, hi, r.key)
+            live.add(entry[r.key])
+    return collisions
+
+
+def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placement:
+    """Addresses for every request of one space (fixed ones keep theirs).
+
+    With `reuse=False` no two buffers share an address range, whatever their
+    lifetimes (fixed requests that the user made overlap stay as given)."""
+    for r in requests:
+        if r.fixed is not None and (r.fixed < 0 or r.fixed % alignment):
+            raise ValueError(f"fixed address {r.fixed} is not a non-negative multiple of {alignment}")
+    requests = _effective(requests, reuse)
+
+    need = {r.key: align_up(max(r.size, 1), alignment) for r in requests}
+    fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: r.start)
+    fixed_starts = [r.start for r in fixed]
+
+    # (point, phase, order...): frees first, then fixed reservations, then
+    # the buffers that start there, largest first.
+    events = []
+    for r in requests:
+        events.append((r.end + 1, 0, 0, r.key, r))
+        events.append((r.start, 1 if r.fixed is not None else 2, -need[r.key], r.key, r))
+    events.sort(key=lambda ev: ev[:4])
+
+    placement = Placement(collisions=fixed_collisions(requests, alignment))
+    space = _FreeSpace()
+    holding: set[int] = set()  # keys whose range is marked used now
+    for _, phase, _, key, r in events:
+        size = need[key]
+        if phase == 0:
+            if key in holding:
+                holding.discard(key)
+                space.free(placement.addrs[key], placement.addrs[key] + size)
+            continue
+        if phase == 1:
+            placement.addrs[key] = r.fixed
+            if space.take(r.fixed, r.fixed + size):
+                holding.add(key)
+            continue
+        blocked = [
+            (f.fixed, f.fixed + need[f.key])
+            for f in fixed[bisect_right(fixed_starts, r.start) : bisect_right(fixed_starts, r.end)]
+        ]
+        blocked.sort()
+        base = space.best_fit(size, blocked)
+        taken = space.take(base, base + size)
+        assert taken, "best_fit returned a range that is not free"
+        placement.addrs[key] = base
+        holding.add(key)
+
+    placement.footprint = max((placement.addrs[r.key] + r.size for r in requests), default=0)
+    return placement
+
+
+def _effective(requests: list[Request], reuse: bool) -> list[Request]:
+    """Without reuse, every buffer the pass places is live throughout (so
+    it shares memory with nothing); fixed ones keep their ranges."""
+    if reuse or not requests:
+        return requests
+    first = min(r.start for r in requests)
+    last = max(r.end for r in requests)
+    return [r if r.fixed is not None else Request(r.key, r.size, first, last) for r in requests]
+
+
+def live_peak(requests: list[Request], alignment: int, reuse: bool = True) -> LivePeak:
+    """Where the sum of the (aligned) sizes of the live buffers is largest:
+    a lower bound on the bytes any placement needs."""
+    requests = _effective(requests, reuse)
+    deltas = []
+    for r in requests:
+        size = align_up(max(r.size, 1), alignment)
+        deltas.append((r.start, size))
+        deltas.append((r.end + 1, -size))
+    deltas.sort()
+    peak = LivePeak()
+    live = 0
+    for i, (point, delta) in enumerate(deltas):
+        live += delta
+        last_at_point = i + 1 == len(deltas) or deltas[i + 1][0] != point
+        if last_at_point and live > peak.bytes:
+            peak.bytes, peak.point = live, point
+    peak.keys = [r.key for r in requests if r.start <= peak.point <= r.end]
+    return peak
+
+
+__all__ = ["LivePeak", "Placement", "Request", "fixed_collisions", "live_peak", "place"]
