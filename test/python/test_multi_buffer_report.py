@@ -1,0 +1,77 @@
+"""The multi-buffer decisions as data (Python API) match the remarks."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+import pto_dialect
+
+KERNEL = """
+!v = !pto.tile_buf<"vec", array<i64: 128, 128>, f32>
+!s = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+func.func @k(%src: memref<512x128xf32>, %small: memref<64x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = "pto.alloc_tile"() : () -> !v
+    %acc = "pto.alloc_tile"() : () -> !s
+    %row = arith.muli %i, %c128 : index
+    "pto.tload"(%src, %row, %c0, %t) : (memref<512x128xf32>, index, index, !v) -> ()
+    "pto.tadd"(%acc, %acc, %acc) : (!s, !s, !s) -> ()
+    "pto.tstore"(%t, %src, %row, %c0) : (!v, memref<512x128xf32>, index, index) -> ()
+  } {pto.pipeline_stages = 4 : i64}
+  scf.for %i = %c0 to %c4 step %c1 {
+    %acc = "pto.alloc_tile"() : () -> !s
+    "pto.tadd"(%acc, %acc, %acc) : (!s, !s, !s) -> ()
+  } {pto.pipeline_stages = 2 : i64}
+  return
+}
+"""
+
+
+def run(pipeline: str):
+    remarks = []
+    with ir.Context() as ctx:
+        pto_dialect.load_dialect(ctx)
+
+        def handler(d):
+            if d.severity == ir.DiagnosticSeverity.REMARK:
+                remarks.append((d.location.start_line, d.message))
+            return True
+
+        ctx.attach_diagnostic_handler(handler)
+        module = ir.Module.parse(KERNEL)
+        report = pto_dialect.run_passes(module, pipeline)
+        text = str(module)
+    return report, remarks, text
+
+
+def test_decisions_as_data():
+    report, remarks, text = run("convert-to-ptoas-multi-buffer")
+    first, second = report.loops
+    assert (first.converted, first.requested_stages, first.slots) == (True, 4, 3)
+    assert "only 3 fit" in first.reasons[0]
+    assert [(t.space, t.converted) for t in first.tiles] == [("vec", True), ("vec", False)]
+    assert "loop-carried" in first.tiles[1].reason
+    assert (second.converted, second.slots) == (False, 0)
+    assert second.reasons == ["no tile in its body is eligible for multi-buffering"]
+    assert first.location.endswith(":9:3") and second.location.endswith(":17:3")
+    assert "3 : i64>" in text
+
+
+def test_remarks_reach_the_callers_handler():
+    _, remarks, _ = run("convert-to-ptoas-multi-buffer")
+    messages = [m for _, m in remarks]
+    assert any("only 3 fit" in m for m in messages)
+    assert sum("loop-carried" in m for m in messages) == 2
+    assert any(m.startswith("pipeline loop is not converted") for m in messages)
+    assert {line for line, _ in remarks} == {9, 11, 17, 18}
+
+
+def test_report_serialises():
+    report, _, _ = run("convert-to-ptoas-multi-buffer{spaces=vec}")
+    data = report.to_dict()
+    assert data["loops"][0]["slots"] == 3
+    assert '"converted": true' in report.to_json()
