@@ -30,12 +30,26 @@ def _allocate_memory_addr():
     return AllocateMemoryAddr
 
 
+def _lower_pipeline_loops():
+    from .lower_pipeline_loops import LowerPipelineLoops
+
+    return LowerPipelineLoops
+
+
+def _pto_pipeline():
+    from .pto_pipeline import PtoPipeline
+
+    return PtoPipeline
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> a function returning the pass class."""
     return {
         "pto-verify": _verify,
         "convert-to-ptoas-multi-buffer": _convert_to_ptoas_multi_buffer,
+        "pto-lower-pipeline-loops": _lower_pipeline_loops,
         "pto-allocate-memory-addr": _allocate_memory_addr,
+        "pto-pipeline": _pto_pipeline,
     }
 
 

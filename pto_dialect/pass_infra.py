@@ -57,6 +57,12 @@ class PassContext:
     use_ptoas_multi_buffer_source: str = ""
     verbose: bool = False
     verify_each: bool = True
+    pending_remarks: list[str] = field(default_factory=list)
+
+    def announce(self, message: str) -> None:
+        """A remark about the pipeline itself (not one op): emitted at the
+        module's location when the next pto pass runs."""
+        self.pending_remarks.append(message)
 
 
 _TRUE = {"true", "1", "yes", "on"}

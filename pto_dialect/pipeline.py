@@ -182,6 +182,8 @@ def _contains_pto_pass(element: PipelineElement) -> PipelineElement | None:
 
 def _run_python_pass(pass_obj: ModulePass, ctx: PassContext, op: ir.Operation, mlir_pass) -> None:
     try:
+        while ctx.pending_remarks:
+            diagnostics.emit_remark(op.location, ctx.pending_remarks.pop(0))
         pass_obj.apply(ctx, op)
         if ctx.verify_each and not verify_module(op, getattr(pass_obj, "arch", None)):
             mlir_pass.signal_pass_failure()
@@ -222,7 +224,10 @@ def schedule(pm: PassManager, passes: list[ModulePass | str], ctx: PassContext) 
         if isinstance(item, str):
             pending_cpp.append(item)
             continue
-        expanded = item.expand(ctx)
+        try:
+            expanded = item.expand(ctx)
+        except OptionError as e:
+            raise PipelineError(f"{item.name}: {e}") from None
         if expanded is not None:
             flush()
             schedule(pm, expanded, ctx)

@@ -1,0 +1,88 @@
+"""pto-pipeline: the switch between ptoas multi-buffering and replication."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from ..pass_infra import ModulePass, OptionError, PassContext, option, parse_bool
+from ..report import SwitchDecision
+from ..targets import ARCHS
+from .allocate_memory_addr import AllocateMemoryAddr
+from .convert_to_ptoas_multi_buffer import ConvertToPtoasMultiBuffer
+from .lower_pipeline_loops import LowerPipelineLoops
+
+ENV_SWITCH = "PTO_PTOAS_MULTI_BUFFER"
+
+
+def resolve_switch(option_value: bool | None, ctx: PassContext) -> SwitchDecision:
+    """use-ptoas-multi-buffer: the pass option, else the flag or Python
+    keyword, else the environment, else off (CONTRACT 2.4)."""
+    if option_value is not None:
+        return SwitchDecision(option_value, "the pto-pipeline option use-ptoas-multi-buffer")
+    if ctx.use_ptoas_multi_buffer is not None:
+        return SwitchDecision(ctx.use_ptoas_multi_buffer, ctx.use_ptoas_multi_buffer_source or "the caller")
+    raw = os.environ.get(ENV_SWITCH)
+    if raw is not None and raw.strip():
+        try:
+            return SwitchDecision(parse_bool(raw), f"the environment ({ENV_SWITCH}={raw})")
+        except OptionError as e:
+            raise OptionError(f"{ENV_SWITCH}: {e}") from None
+    return SwitchDecision(False, "the default (off)")
+
+
+@dataclass
+class PtoPipeline(ModulePass):
+    """Lower pipeline loops either way: ptoas multi-buffering or replication (CONTRACT 2.4).
+
+    Runs, in order: `convert-to-ptoas-multi-buffer` (only when the switch is
+    on), `pto-lower-pipeline-loops`, then `pto-allocate-memory-addr` (only
+    when `allocate=true`), each with this pass's `arch`. With the switch on,
+    converted loops are at `pto.pipeline_stages = 1`, so only the loops the
+    conversion declined are replicated; with it off, every pipeline loop is.
+
+    The switch resolves as: the `use-ptoas-multi-buffer` option if given,
+    else `pto-opt --use-ptoas-multi-buffer[=bool]` or the Python keyword
+    `use_ptoas_multi_buffer=`, else the environment variable
+    `PTO_PTOAS_MULTI_BUFFER` (1/true/yes/on, 0/false/no/off), else off. The
+    value and where it came from are in the pass report, and `pto-opt
+    --verbose` prints them as a remark.
+
+    The sub-passes are scheduled in this pass's place, so
+    `--mlir-print-ir-after-all` and `--mlir-timing` show each of them, and
+    every option reaches them however the pipeline is run.
+
+    Example: `pto-opt --pto-pipeline --use-ptoas-multi-buffer` on a loop
+
+        scf.for %i = ... { %t = "pto.alloc_tile"() ... } {pto.pipeline_stages = 2 : i64}
+
+    gives a 2-slot `pto.alloc_multi_tile` at a constant address before the
+    loop and `pto.multi_tile_get %mb[%slot]` in it; without the switch, the
+    loop body is replicated twice, each copy's tile at its own address.
+    """
+
+    name: ClassVar[str] = "pto-pipeline"
+    use_ptoas_multi_buffer: bool | None = option(None, "convert pipeline loops to ptoas multi-buffer form (default: flag, then $PTO_PTOAS_MULTI_BUFFER, then off)")
+    arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+    allocate: bool = option(True, "assign slot addresses (pto-allocate-memory-addr) at the end")
+
+    def expand(self, ctx: PassContext) -> list[ModulePass]:
+        switch = resolve_switch(self.use_ptoas_multi_buffer, ctx)
+        ctx.report.switch.append(switch)
+        if ctx.verbose:
+            state = "on" if switch.value else "off"
+            ctx.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
+        passes: list[ModulePass] = []
+        if switch.value:
+            passes.append(ConvertToPtoasMultiBuffer(arch=self.arch))
+        passes.append(LowerPipelineLoops())
+        if self.allocate:
+            passes.append(AllocateMemoryAddr(arch=self.arch))
+        return passes
+
+    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+        for sub in self.expand(ctx):
+            sub.apply(ctx, module)
