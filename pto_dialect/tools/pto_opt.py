@@ -280,7 +280,8 @@ class Driver:
         from ..pass_infra import PassContext
         from ..pipeline import build_pass_manager
         from ..verifier import verify_module
-        from .common import DiagnosticCollector, drop_op_dump_notes
+        from ..diagnostics import Diag
+        from .common import DiagnosticCollector, drop_op_dump_notes, line_col, parser_hazard
 
         opts = self.opts
         verifying = opts.has("verify-diagnostics")
@@ -298,10 +299,16 @@ class Driver:
             succeeded = False
             with collector, ir.Location.unknown():
                 module = None
-                try:
-                    module = ir.Module.parse(chunk.padded())
-                except ir.MLIRError as e:
-                    collector.add_error(e)
+                source = chunk.padded()
+                hazard = parser_hazard(source)
+                if hazard is not None:
+                    offset, message = hazard
+                    collector.add(Diag("error", message, PARSED_FILE_NAME, *line_col(source, offset)))
+                else:
+                    try:
+                        module = ir.Module.parse(source)
+                    except ir.MLIRError as e:
+                        collector.add_error(e)
                 if module is not None and verify_module(module.operation):
                     pm = build_pass_manager(self.items, ctx_report, context)
                     if opts.has("mlir-print-ir-after-all") or opts.has("mlir-print-ir-before-all"):
