@@ -46,6 +46,23 @@ def _pipeline_depth(loop: ir.Operation) -> int:
     return depth
 
 
+def allocate_copies_up_front(loop: ir.Operation) -> None:
+    """Move the body's unaddressed `pto.alloc_tile`s to the top of the body.
+
+    The copies run one after the other, so by program order copy 0's tiles
+    are dead before copy 1's are defined, and an address allocator would
+    give them the same bytes: copy 1's load would then wait for copy 0's
+    compute, which is the overlap replication exists for. Defined together
+    at the top, each copy's tiles are live together and get their own
+    addresses. (An alloc without operands can move anywhere it dominates its
+    uses.)
+    """
+    body = loop.regions[0].blocks[0]
+    allocs = [op for op in body.operations if op.name == "pto.alloc_tile" and not len(op.operands)]
+    for alloc in reversed(allocs):  # each to the front: original order kept
+        alloc.move_before(body.operations[0])
+
+
 def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
     """Make ub >= lb when either is dynamic, without changing the iterations.
 
@@ -166,3 +183,4 @@ class LowerPipelineLoops(ModulePass):
             if op.name == "scf.for" and _MARK in op.attributes:
                 del op.attributes[_MARK]
                 set_pipeline_stages(op, 1)
+                allocate_copies_up_front(op)

@@ -15,7 +15,7 @@ from .verifier import verify_module
 def _context(use_ptoas_multi_buffer: bool | None, verify_each: bool) -> PassContext:
     return PassContext(
         use_ptoas_multi_buffer=use_ptoas_multi_buffer,
-        use_ptoas_multi_buffer_source="Python keyword" if use_ptoas_multi_buffer is not None else "",
+        use_ptoas_multi_buffer_source="the use_ptoas_multi_buffer keyword" if use_ptoas_multi_buffer is not None else "",
         verify_each=verify_each,
     )
 

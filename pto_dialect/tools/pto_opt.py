@@ -287,7 +287,7 @@ class Driver:
         verifying = opts.has("verify-diagnostics")
         ctx_report = PassContext(
             use_ptoas_multi_buffer=opts.use_ptoas_multi_buffer,
-            use_ptoas_multi_buffer_source="--use-ptoas-multi-buffer flag" if opts.use_ptoas_multi_buffer is not None else "",
+            use_ptoas_multi_buffer_source="the --use-ptoas-multi-buffer flag" if opts.use_ptoas_multi_buffer is not None else "",
             verbose=opts.has("verbose"),
             verify_each=opts.verify_each,
         )
