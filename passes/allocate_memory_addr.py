@@ -142,7 +142,7 @@ class AllocateMemoryAddr(ModulePass):
             spec = space_spec(arch, space)
             requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed) for i in members]
             placement = place(requests, spec.alignment, self.reuse)
-            peak = live_peak(requests, spec.alignment, self.reuse)
+            peak = live_peak(requests, spec.alignment)
             placements[space] = placement
             memory.peak[space] = placement.footprint
             memory.capacity[space] = spec.capacity
@@ -207,7 +207,8 @@ class AllocateMemoryAddr(ModulePass):
             whole_loops=[
                 f"the {loops[i].op.name} at {where(loops[i].op.location)}: {why}"
                 for i, why in sorted(b.live.whole_loops.items())
-            ],
+            ]
+            + ([f"the whole function: {b.live.whole_function}"] if b.live.whole_function else []),
         )
 
     # -- errors -------------------------------------------------------------------
@@ -231,13 +232,12 @@ class AllocateMemoryAddr(ModulePass):
         at_peak: dict[int, _Buffer],
         capacity: int,
     ) -> None:
-        why = (
-            "more than the space holds"
-            if live_bytes > capacity
-            else "the rest is lost to fragmentation or fixed addresses"
-            if self.reuse
-            else "with reuse=false no two buffers share memory"
-        )
+        if live_bytes > capacity:
+            why = "more than the space holds"
+        elif not self.reuse:
+            why = "with reuse=false no two buffers share memory"
+        else:
+            why = "the rest is lost to fragmentation or fixed addresses"
         shown = sorted(at_peak, key=lambda k: (-at_peak[k].size, k))[:_MAX_PEAK_NOTES]
         notes = []
         for k in shown:

@@ -24,7 +24,15 @@ inside lives for the whole op. `scf.if`, `scf.execute_region` and
 `scf.index_switch` run a region at most once, so their branches are plain
 program order: buffers used only in different branches of one `scf.if` have
 disjoint ranges and may share memory, which is right because only one
-branch runs.
+branch runs. A region of several blocks (unstructured `cf` branches, which
+may jump back) is treated like an unanalysed loop: program order says
+nothing about execution order there.
+
+A buffer value used by an op whose aliasing we do not model (an unknown op
+or one with results or regions, like `scf.while` or a `func.call` that
+returns something; a yield of an op other than scf.for/scf.if) may be
+reached through values we cannot follow, so the buffer lives for the whole
+function.
 
 Allocs that alias each other (two allocs yielded by the branches of one
 `scf.if`, an init buffer and the buffer a loop yields for it) may each be
@@ -40,7 +48,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from .buffers import alias_closure
-from .catalogue import ALLOC_OPS
+from .catalogue import ALLOC_OPS, CATALOGUE
 from .loop_carried import loop_carried_buffers
 
 # Region ops that run each of their regions at most once per execution.
@@ -52,22 +60,30 @@ MULTI_TILE_REGION = "a multi-tile region used in the loop (its slots rotate acro
 
 @dataclass
 class Loop:
-    """A region op that may repeat, and the points it spans."""
+    """Code that may run more than once: a repeating region op, or a region
+    of several blocks; and the points it spans."""
 
-    op: ir.Operation
-    start: int  # point of the loop op itself
+    op: ir.Operation  # the loop op, or the op owning the multi-block region
+    start: int  # point of the loop op itself (a multi-block region: its first op)
     end: int  # last point inside it
     parent: int  # index of the enclosing loop in FunctionLiveness.loops, -1 at top level
+    first: int = -1  # first point inside it (-1: start + 1)
+    unstructured: bool = False  # a multi-block region rather than a loop op
 
     def contains(self, point: int) -> bool:
         """Whether `point` is an op nested inside the loop."""
-        return self.start < point <= self.end
+        return (self.start + 1 if self.first < 0 else self.first) <= point <= self.end
 
     @property
     def analysed(self) -> bool:
         """Whether iteration-local buffers are told apart from loop-carried
         ones in this loop (else every buffer used inside lives throughout)."""
-        return self.op.name == "scf.for"
+        return self.op.name == "scf.for" and not self.unstructured
+
+    def describe(self) -> str:
+        if self.unstructured:
+            return f"a multi-block region of '{self.op.name}' (its branches may repeat code)"
+        return f"'{self.op.name}', whose region may run repeatedly"
 
 
 @dataclass
@@ -79,6 +95,7 @@ class LiveRange:
     end: int
     whole_loops: dict[int, str] = field(default_factory=dict)
     """Loops (indices) the range covers entirely, each with why."""
+    whole_function: str = ""  # why it lives for the whole function, if it does
     group: int = -1  # alias group id; allocs sharing one have the same range
 
     @property
@@ -96,6 +113,24 @@ class FunctionLiveness:
         return self._points[op]
 
     _points: dict[ir.Operation, int] = field(default_factory=dict, repr=False)
+
+
+# Where alias_closure follows a buffer value through an op's results or regions.
+_ALIASES_FOLLOWED = frozenset({"scf.for", "scf.if"})
+
+
+def untracked_alias(owner: ir.Operation) -> str | None:
+    """Why a buffer operand of `owner` may be reachable through values that
+    `alias_closure` does not follow, or None when every alias is followed."""
+    name = owner.name
+    if name in CATALOGUE or name in _ALIASES_FOLLOWED:
+        return None
+    if name == "scf.yield":
+        parent = owner.parent.name
+        return None if parent in _ALIASES_FOLLOWED else f"it is yielded by '{parent}', whose results are not followed"
+    if len(owner.results) == 0 and len(owner.regions) == 0:
+        return None  # e.g. func.return, or a call without results: the use is all there is
+    return f"it is used by '{name}', whose results or regions may alias it"
 
 
 def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
@@ -125,8 +160,19 @@ class _Numbering:
         self.loops: list[Loop] = []
         self.allocs: list[int] = []  # points of alloc ops, ascending
         for region in func.regions:
-            for block in region.blocks:
-                self.visit_block(block, -1)
+            self.visit_region(func, region, -1)
+
+    def visit_region(self, owner: ir.Operation, region: ir.Region, loop: int) -> None:
+        blocks = list(region.blocks)
+        if len(blocks) > 1:
+            first = len(self.ops)
+            index = len(self.loops)
+            self.loops.append(Loop(owner, first, first, loop, first=first, unstructured=True))
+            loop = index
+        for block in blocks:
+            self.visit_block(block, loop)
+        if len(blocks) > 1:
+            self.loops[index].end = max(len(self.ops) - 1, first)
 
     def visit_block(self, block: ir.Block, loop: int) -> None:
         for view in block.operations:
@@ -146,8 +192,7 @@ class _Numbering:
                 inner = len(self.loops)
                 self.loops.append(Loop(op, point, point, loop))
             for region in regions:
-                for nested in region.blocks:
-                    self.visit_block(nested, inner)
+                self.visit_region(op, region, inner)
             if inner != loop:
                 self.loops[inner].end = len(self.ops) - 1
 
@@ -188,11 +233,14 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
         climbed: set[int] = set()
         for v in values:
             for use in v.uses:
-                q = points.get(use.owner.operation)
+                owner = use.owner.operation
+                q = points.get(owner)
                 if q is None:  # a use outside the function: cannot happen in valid IR
                     continue
                 if q > live.end:
                     live.end = q
+                if not live.whole_function:
+                    live.whole_function = untracked_alias(owner) or ""
                 # Every loop around the use that repeats it relative to the definition.
                 loop = loop_of[q]
                 while loop != -1 and loop not in climbed:
@@ -203,9 +251,7 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                     elif is_region:
                         live.whole_loops.setdefault(loop, MULTI_TILE_REGION)
                     elif not info.analysed:
-                        live.whole_loops.setdefault(
-                            loop, f"used in '{info.op.name}', whose region may run repeatedly"
-                        )
+                        live.whole_loops.setdefault(loop, f"used in {info.describe()}")
                     loop = info.parent
         ranges.append(live)
 
@@ -227,6 +273,8 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
         for index in live.whole_loops:
             live.start = min(live.start, loops[index].start)
             live.end = max(live.end, loops[index].end)
+        if live.whole_function:
+            live.start, live.end = 0, len(ops) - 1
 
     # Aliasing allocs share one range (the hull), and each other's reasons.
     groups = _alias_groups(values_of)
@@ -243,8 +291,10 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
         for live in group:
             for k, why in live.whole_loops.items():
                 reasons.setdefault(k, why)
+        whole_function = next((live.whole_function for live in group if live.whole_function), "")
         for live in group:
             live.start, live.end, live.whole_loops = start, end, dict(reasons)
+            live.whole_function = whole_function
 
     result = FunctionLiveness(ops, loops, ranges)
     result._points = points
@@ -260,4 +310,5 @@ __all__ = [
     "NON_REPEATING_REGION_OPS",
     "buffer_values",
     "function_liveness",
+    "untracked_alias",
 ]

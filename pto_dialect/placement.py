@@ -233,10 +233,9 @@ def _effective(requests: list[Request], reuse: bool) -> list[Request]:
     return [r if r.fixed is not None else Request(r.key, r.size, first, last) for r in requests]
 
 
-def live_peak(requests: list[Request], alignment: int, reuse: bool = True) -> LivePeak:
+def live_peak(requests: list[Request], alignment: int) -> LivePeak:
     """Where the sum of the (aligned) sizes of the live buffers is largest:
-    a lower bound on the bytes any placement needs."""
-    requests = _effective(requests, reuse)
+    a lower bound on the bytes any placement with reuse needs."""
     deltas = []
     for r in requests:
         size = align_up(max(r.size, 1), alignment)
