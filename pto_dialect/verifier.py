@@ -6,6 +6,8 @@ the offending op; `verify_module` returns whether the module is clean.
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from . import diagnostics
@@ -31,6 +33,34 @@ def tile_type_problem(t: TileBufType) -> str | None:
     return None
 
 
+_EMBEDDED_PTO_TYPE = re.compile(r"!pto\.\w+<")
+
+
+def embedded_pto_types(text: str) -> list[str]:
+    """The texts of the outermost pto types written inside a type's text,
+    e.g. both tile types in `(!pto.tile_buf<...>, i32) -> tuple<!pto.tile_buf<...>>`."""
+    found = []
+    pos = 0
+    while (m := _EMBEDDED_PTO_TYPE.search(text, pos)) is not None:
+        depth, quoted, end = 0, False, len(text)
+        for i in range(m.end() - 1, len(text)):
+            c = text[i]
+            if quoted:
+                quoted = c != '"'
+            elif c == '"':
+                quoted = True
+            elif c == "<":
+                depth += 1
+            elif c == ">":
+                depth -= 1
+                if depth == 0:
+                    end = i + 1
+                    break
+        found.append(text[m.start() : end])
+        pos = end
+    return found
+
+
 class _Verifier:
     def __init__(self, arch: str) -> None:
         self.arch = arch
@@ -43,7 +73,9 @@ class _Verifier:
 
     # -- types ----------------------------------------------------------------
 
-    def type_problem(self, t: ir.Type) -> str | None:
+    def type_problem(self, t: ir.Type | str) -> str | None:
+        """What is wrong with `t` (a type or its text), or None. Pto types
+        nested in other types (`tuple<...>`, function types) count too."""
         key = str(t)
         if key in self._type_problem:
             return self._type_problem[key]
@@ -51,6 +83,11 @@ class _Verifier:
         view = buffer_type(t)
         if view is None and key.startswith("!pto."):
             problem = f"malformed pto type {key}"
+        elif view is None and "!pto." in key:
+            inner = (self.type_problem(text) for text in embedded_pto_types(key))
+            problem = next((p for p in inner if p), None)
+            self._type_problem[key] = problem
+            return problem
         elif isinstance(view, TileBufType):
             problem = tile_type_problem(view)
             if problem is None and view.nbytes > space_spec(self.arch, view.loc).capacity:
@@ -78,16 +115,17 @@ class _Verifier:
         return problem
 
     def check_types(self, op: ir.Operation) -> None:
-        for r in op.results:
-            problem = self.type_problem(r.type)
-            if problem:
-                self.error(op, problem)
+        types = [r.type for r in op.results]
         for region in op.regions:
             for block in region.blocks:
-                for arg in block.arguments:
-                    problem = self.type_problem(arg.type)
-                    if problem:
-                        self.error(op, problem)
+                types.extend(arg.type for arg in block.arguments)
+        # Types held by attributes: a function declaration's signature has no
+        # block arguments to carry them.
+        attrs = op.attributes
+        types.extend(attrs[name].value for name in attrs if isinstance(attrs[name], ir.TypeAttr))
+        problems = dict.fromkeys(p for p in map(self.type_problem, types) if p)
+        for problem in problems:
+            self.error(op, problem)
 
     # -- ops ------------------------------------------------------------------
 
