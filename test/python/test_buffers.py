@@ -1,0 +1,95 @@
+"""Unit tests of pto_dialect.buffers: op access and buffer aliasing."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from pto_dialect.buffers import alias_closure, defining_alloc, escape_reason, is_buffer, op_access
+from pto_dialect.dialect import load_dialect
+
+V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
+
+
+def parse(body: str, args: str = ""):
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    load_dialect(ctx)
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(
+            f"""!v = {V}
+func.func @f(%src: memref<64x64xf32>{args}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+{body}
+  return
+}}"""
+        )
+    values = {}
+    for op in _walk(module.body.operations[0].operation):
+        if "tag" in op.attributes:
+            values[ir.StringAttr(op.attributes["tag"]).value] = op
+    return module, values
+
+
+def _walk(op):
+    out = []
+    op.walk(lambda o: out.append(o) or ir.WalkResult.ADVANCE)
+    return out
+
+
+def test_op_access_reads_writes_and_views():
+    module, ops = parse(
+        """
+  %a = "pto.alloc_tile"() {tag = "a"} : () -> !v
+  %b = "pto.alloc_tile"() : () -> !v
+  "pto.tadd"(%a, %b, %a) {tag = "add"} : (!v, !v, !v) -> ()
+  "pto.tload"(%src, %c0, %c0, %b) {tag = "load"} : (memref<64x64xf32>, index, index, !v) -> ()
+  "test.use"(%a) {tag = "unknown"} : (!v) -> ()"""
+    )
+    a = ops["a"].results[0]
+    add = op_access(ops["add"])
+    assert add.reads == (ops["add"].operands[0], ops["add"].operands[1]) and add.writes == (a,)
+    load = op_access(ops["load"])
+    # tload reads its memref (not a buffer) and writes the tile
+    assert [is_buffer(v) for v in load.reads] == [False]
+    assert len(load.writes) == 1 and is_buffer(load.writes[0])
+    assert op_access(ops["a"]).reads == op_access(ops["a"]).writes == ()
+    assert op_access(ops["unknown"]).escapes == (a,)
+    assert escape_reason(a) == "it is used by 'test.use', which the pass does not know"
+    assert defining_alloc(a) is not None and defining_alloc(a).name == "pto.alloc_tile"
+
+
+def test_alias_closure_through_for_iter_args_and_if_results():
+    module, ops = parse(
+        """
+  %init = "pto.alloc_tile"() {tag = "init"} : () -> !v
+  %res = scf.for %i = %c0 to %c4 step %c1 iter_args(%cur = %init) -> (!v) {
+    %next = "pto.alloc_tile"() {tag = "next"} : () -> !v
+    scf.yield %next : !v
+  } {tag = "loop"}
+  %other = "pto.alloc_tile"() {tag = "other"} : () -> !v
+  %r = scf.if %cond -> (!v) {
+    scf.yield %res : !v
+  } else {
+    scf.yield %other : !v
+  } {tag = "if"}""",
+        args=", %cond: i1",
+    )
+    init, nxt, other = (ops[k].results[0] for k in ("init", "next", "other"))
+    loop, if_op = ops["loop"], ops["if"]
+    iter_arg = loop.regions[0].blocks[0].arguments[1]
+    expected = {init, nxt, other, iter_arg, loop.results[0], if_op.results[0]}
+    assert alias_closure(init) == expected
+    # the closure is symmetric: from any member, the same set
+    assert alias_closure(other) == expected
+    assert alias_closure(if_op.results[0]) == expected
+    assert escape_reason(nxt) == "it is yielded by scf.yield"
+    assert escape_reason(init) == "it is passed to a nested loop's iter_args"
+
+
+def test_alias_closure_of_an_unaliased_buffer_is_itself():
+    module, ops = parse('  %a = "pto.alloc_tile"() {tag = "a"} : () -> !v')
+    a = ops["a"].results[0]
+    assert alias_closure(a) == {a}
+    assert escape_reason(a) is None

@@ -1,0 +1,218 @@
+"""Unit tests of pto_dialect.liveness: program points and live ranges.
+
+Allocs carry a `tag` attribute so a test can name them; the ops the test
+cares about carry `at` attributes to look up their program points.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from pto_dialect.dialect import load_dialect
+from pto_dialect.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, function_liveness
+
+V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
+MB = f"!pto.multi_tile_buf<{V}, 2 : i64>"
+M = "memref<64x64xf32>"
+
+
+def analyse(body: str, args: str = "", allow_unregistered: bool = False):
+    text = f"""
+!v = {V}
+!mb = {MB}
+func.func @f(%src: {M}, %dst: {M}{args}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+{body}
+  return
+}}"""
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = allow_unregistered
+    load_dialect(ctx)
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(text)
+        func = module.body.operations[0].operation
+        live = function_liveness(func)
+        ranges = {}
+        for r in live.buffers:
+            ranges[ir.StringAttr(r.alloc.attributes["tag"]).value] = r
+        points = {}
+        for p, op in enumerate(live.ops):
+            if "at" in op.attributes:
+                points[ir.StringAttr(op.attributes["at"]).value] = p
+        loops = [(l.start, l.end) for l in live.loops]
+        # keep the module alive with the results
+        return module, live, ranges, points, loops
+
+
+def alloc(tag: str, ty: str = "!v") -> str:
+    return f'%{tag} = "pto.alloc_tile"() {{tag = "{tag}"}} : () -> {ty}'
+
+
+def load(t: str, at: str = "", iv: str = "%c0") -> str:
+    attr = f' {{at = "{at}"}}' if at else ""
+    return f'"pto.tload"(%src, {iv}, %c0, %{t}){attr} : ({M}, index, index, !v) -> ()'
+
+
+def store(t: str, at: str = "") -> str:
+    attr = f' {{at = "{at}"}}' if at else ""
+    return f'"pto.tstore"(%{t}, %dst, %c0, %c0){attr} : (!v, {M}, index, index) -> ()'
+
+
+def test_program_points_are_preorder_and_ranges_run_from_def_to_last_use():
+    # _module keeps the ops behind `live` alive while the test looks at them
+    _module, live, r, p, _ = analyse("\n".join([alloc("a"), load("a", "l"), store("a", "s"), alloc("b"), store("b", "t")]))
+    assert [op.name for op in live.ops[:4]] == ["arith.constant"] * 4
+    assert live.point_of(r["a"].alloc) == 4
+    assert (r["a"].start, r["a"].end) == (4, p["s"])
+    assert (r["b"].start, r["b"].end) == (p["s"] + 1, p["t"])
+    assert r["a"].whole_loops == {} and r["b"].whole_loops == {}
+
+
+def test_unused_buffer_lives_at_its_definition_only():
+    _, _, r, _, _ = analyse(alloc("a"))
+    assert r["a"].start == r["a"].end == 4
+
+
+def test_defined_outside_and_used_inside_covers_the_loop():
+    body = f"""
+  {alloc("b")}
+  {load("b")}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    {store("b", "use")}
+    {alloc("x")}
+    {load("x", iv="%i")}
+  }}
+  {alloc("after")}"""
+    _, live, r, p, loops = analyse(body)
+    (start, end), = loops
+    assert r["b"].end == end and r["b"].start < start
+    assert r["b"].whole_loops == {0: DEFINED_OUTSIDE}
+    # x is iteration-local: its own def to its own last use
+    assert start < r["x"].start and r["x"].end < end and r["x"].whole_loops == {}
+    assert r["after"].start > end
+
+
+def test_loop_carried_buffer_covers_the_loop_from_its_start():
+    body = f"""
+  scf.for %i = %c0 to %c4 step %c1 {{
+    {alloc("acc")}
+    {alloc("x")}
+    {load("x", iv="%i")}
+    "pto.tadd"(%acc, %x, %acc) : (!v, !v, !v) -> ()
+  }}"""
+    _, _, r, _, loops = analyse(body)
+    (start, end), = loops
+    assert (r["acc"].start, r["acc"].end) == (start, end)
+    assert "loop-carried through memory" in r["acc"].whole_loops[0]
+    assert "'pto.tadd'" in r["acc"].whole_loops[0]
+    assert r["x"].start > start
+
+
+def test_multi_tile_region_covers_every_loop_it_is_used_in():
+    body = f"""
+  %mb = "pto.alloc_multi_tile"() {{tag = "mb"}} : () -> !mb
+  scf.for %j = %c0 to %c4 step %c1 {{
+    scf.for %i = %c0 to %c4 step %c1 {{
+      %s = arith.remui %i, %c2 : index
+      %x = "pto.multi_tile_get"(%mb, %s) : (!mb, index) -> !v
+      {load("x", "get_use", iv="%i")}
+    }}
+    {alloc("t")}
+    {load("t")}
+  }}"""
+    _, _, r, p, loops = analyse(body)
+    outer, inner = loops
+    assert r["mb"].end == outer[1]
+    assert set(r["mb"].whole_loops) == {0, 1}
+    # uses of the multi_tile_get result count as uses of the region
+    assert r["mb"].end >= p["get_use"]
+
+
+def test_region_defined_inside_its_loop_covers_the_loop():
+    body = f"""
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %mb = "pto.alloc_multi_tile"() {{tag = "mb"}} : () -> !mb
+    %s = arith.remui %i, %c2 : index
+    %x = "pto.multi_tile_get"(%mb, %s) : (!mb, index) -> !v
+    {load("x", iv="%i")}
+  }}"""
+    _, _, r, _, loops = analyse(body)
+    assert (r["mb"].start, r["mb"].end) == loops[0]
+    assert r["mb"].whole_loops == {0: MULTI_TILE_REGION}
+
+
+def test_branches_of_an_if_are_disjoint():
+    body = f"""
+  scf.if %cond {{
+    {alloc("a")}
+    {load("a")}
+  }} else {{
+    {alloc("b")}
+    {load("b")}
+  }}"""
+    _, _, r, _, loops = analyse(body, args=", %cond: i1")
+    assert loops == []  # scf.if does not repeat
+    assert r["a"].end < r["b"].start
+
+
+def test_if_results_and_iter_args_make_one_alias_group():
+    body = f"""
+  {alloc("a")}
+  {alloc("b")}
+  %r = scf.if %cond -> (!v) {{
+    scf.yield %a : !v
+  }} else {{
+    scf.yield %b : !v
+  }}
+  {alloc("init")}
+  %res = scf.for %i = %c0 to %c4 step %c1 iter_args(%cur = %init) -> (!v) {{
+    {alloc("next")}
+    "pto.texp"(%cur, %next) : (!v, !v) -> ()
+    scf.yield %next : !v
+  }}
+  "pto.tadd"(%r, %res, %res) {{at = "last"}} : (!v, !v, !v) -> ()"""
+    _, _, r, p, _ = analyse(body, args=", %cond: i1")
+    assert r["a"].group == r["b"].group != r["init"].group
+    assert r["init"].group == r["next"].group
+    for tag in ("a", "b", "init", "next"):
+        assert r[tag].end == p["last"]
+    assert (r["a"].start, r["a"].end) == (r["b"].start, r["b"].end)
+    assert (r["init"].start, r["init"].end) == (r["next"].start, r["next"].end)
+
+
+def test_unanalysed_loops_and_unknown_aliases_are_conservative():
+    body = f"""
+  %w = scf.while (%i = %c0) : (index) -> index {{
+    %more = arith.cmpi slt, %i, %c4 : index
+    scf.condition(%more) %i : index
+  }} do {{
+  ^bb0(%i: index):
+    {alloc("t")}
+    {load("t")}
+    scf.yield %i : index
+  }}
+  {alloc("u")}
+  %view = "test.view"(%u) : (!v) -> !v
+  {alloc("late")}"""
+    _, live, r, _, loops = analyse(body, allow_unregistered=True)
+    (start, end), = loops
+    assert (r["t"].start, r["t"].end) == (start, end)
+    assert "'scf.while'" in r["t"].whole_loops[0]
+    assert (r["u"].start, r["u"].end) == (0, len(live.ops) - 1)
+    assert "'test.view'" in r["u"].whole_function
+
+
+def test_multi_block_region_is_treated_as_a_loop():
+    text_body = f"""
+  cf.br ^body
+^body:
+  {alloc("t")}
+  {load("t")}
+  cf.cond_br %again, ^body, ^exit
+^exit:"""
+    _, live, r, _, loops = analyse(text_body, args=", %again: i1")
+    assert len(loops) == 1 and live.loops[0].unstructured
+    assert (r["t"].start, r["t"].end) == loops[0]
