@@ -25,6 +25,7 @@ def load_dialect(context: ir.Context | None = None) -> None:
     only load when the dialect is not registered yet.
     """
     context = context or ir.Context.current
+    register_python_module()
     if is_loaded(context):
         return
     definition = ir.Module.parse(IRDL_FILE.read_text(), context)
@@ -32,3 +33,19 @@ def load_dialect(context: ir.Context | None = None) -> None:
     # The loaded dialect was built from these ops; keep them alive as long as
     # the Context, whatever upstream does with them.
     context._pto_irdl_definition = definition
+
+
+_PYTHON_MODULE_PREFIX = "pto_dialect.dialects"
+
+
+def register_python_module() -> None:
+    """Let the bindings find `pto_dialect.dialects.pto` as the pto dialect's
+    Python module (once per process), so wrapping a pto op does not search
+    the file system for one."""
+    from mlir._mlir_libs import _mlir
+
+    globals_ = getattr(_mlir, "globals", None)
+    if globals_ is None or not hasattr(globals_, "append_dialect_search_prefix"):
+        return
+    if _PYTHON_MODULE_PREFIX not in globals_.dialect_search_modules:
+        globals_.append_dialect_search_prefix(_PYTHON_MODULE_PREFIX)
