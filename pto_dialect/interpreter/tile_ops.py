@@ -1,0 +1,90 @@
+"""What each pto compute op computes (CONTRACT 1.2), on numpy arrays.
+
+Pure functions from input element values to output element values: they
+neither read nor write memory (the evaluator does that). Inputs and results
+are in the element type's compute dtype (see elements.py); results are
+rounded to the destination element type, so f16 stays f16 and bf16 keeps
+bf16 precision.
+
+Choices where the contract is silent:
+- `texp` is defined for float tiles only (the vector unit has no integer
+  exp); on an integer tile it is a runtime error.
+- `tadds`/`tmuls` convert their scalar to the tile's element type first
+  (integers wrap, floats convert like `tcvt`).
+- `tmax`/`tmin` propagate NaN (numpy maximum/minimum).
+- matmul: float products are summed in float64 and rounded once to the
+  destination type (integers: summed in int64, wrapped); `tmatmul_acc` adds
+  the old accumulator before that one rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elements import COMPUTE_DTYPES, convert, is_float, round_to, scalar_as
+from .errors import OpFault
+
+
+def _finish(dtype: str, values: np.ndarray) -> np.ndarray:
+    """Round a result computed in a wider or equal type to `dtype`."""
+    if dtype == "bf16":
+        return round_to("bf16", values)
+    return values.astype(COMPUTE_DTYPES[dtype], copy=False)
+
+
+_BINARY = {
+    "pto.tadd": np.add,
+    "pto.tsub": np.subtract,
+    "pto.tmul": np.multiply,
+    "pto.tmax": np.maximum,
+    "pto.tmin": np.minimum,
+}
+
+_WITH_SCALAR = {"pto.tadds": np.add, "pto.tmuls": np.multiply}
+
+BINARY_OPS = frozenset(_BINARY)
+SCALAR_OPS = frozenset(_WITH_SCALAR)
+UNARY_OPS = frozenset({"pto.texp", "pto.tabs", "pto.trelu"})
+
+
+def binary(op: str, dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _finish(dtype, _BINARY[op](a, b))
+
+
+def with_scalar(op: str, dtype: str, a: np.ndarray, scalar: int | float) -> np.ndarray:
+    return _finish(dtype, _WITH_SCALAR[op](a, scalar_as(scalar, dtype)))
+
+
+def unary(op: str, dtype: str, a: np.ndarray) -> np.ndarray:
+    if op == "pto.texp":
+        if not is_float(dtype):
+            raise OpFault(f"exp is defined for float tiles (f16, bf16, f32), not {dtype}")
+        return _finish(dtype, np.exp(a))
+    if op == "pto.tabs":
+        return _finish(dtype, np.abs(a))
+    zero = np.zeros((), dtype=a.dtype)
+    # max(a, 0) keeps NaN, as tmax does
+    return _finish(dtype, np.maximum(a, zero))
+
+
+def cvt(src: str, dst: str, a: np.ndarray) -> np.ndarray:
+    return convert(a, src, dst)
+
+
+def matmul(
+    in_dtype: str,
+    out_dtype: str,
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    acc: np.ndarray | None = None,
+) -> np.ndarray:
+    """lhs @ rhs (+ acc) with the result in `out_dtype`."""
+    if is_float(out_dtype) or is_float(in_dtype):
+        wide = np.float64
+        product = convert(lhs, in_dtype, "f64") @ convert(rhs, in_dtype, "f64")
+    else:
+        wide = np.int64
+        product = lhs.astype(wide) @ rhs.astype(wide)
+    if acc is not None:
+        product = product + convert(acc, out_dtype, "f64" if wide is np.float64 else "i64")
+    return convert(product, "f64" if wide is np.float64 else "i64", out_dtype)

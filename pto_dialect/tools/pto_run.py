@@ -1,0 +1,329 @@
+"""pto-run: execute a function of a pto kernel with numpy (CONTRACT 4).
+
+    pto-run FILE --func NAME [--arg NAME=INT]... [--seed S]
+            [--pass-pipeline P] [--compare-pipeline P2] [--save OUT.npz]
+
+Parses and verifies FILE, runs pipeline P on it (if given), executes @NAME
+on memref arguments filled from the seed and prints a digest of the results.
+With --compare-pipeline it also runs P2 on a copy, executes that on the same
+inputs and exits 1 at the first bit that differs. Every problem (parse
+error, pass failure, runtime error) is a `file:line:col: error:` diagnostic
+and exit code 1, never a traceback.
+
+The run is organised as stages (parse, passes, execute, then reports over
+the execution) so reports that need the execution trace (a timing model)
+only have to ask for it and add themselves to `reports`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+
+from .. import LLVM_VERSION, __version__
+from .common import PARSED_FILE_NAME, ToolError
+
+DESCRIPTION = "Execute a function of a pto kernel with the numpy reference interpreter and print a digest of its results."
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit code 1 and our format, not argparse's 2
+        raise ToolError(message)
+
+
+def _arg_value(text: str) -> tuple[str, int | float]:
+    name, eq, raw = text.partition("=")
+    if not eq or not name:
+        raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
+    try:
+        return name, int(raw, 0)
+    except ValueError:
+        pass
+    try:
+        return name, float(raw)
+    except ValueError:
+        raise ToolError(f"--arg {name}: '{raw}' is not a number") from None
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is negative")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..interpreter import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
+
+    p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False)
+    p.add_argument("input", metavar="FILE", help="the kernel (MLIR text), or - for stdin")
+    p.add_argument("--func", metavar="NAME", help="the function to execute (default: the only one with a body)")
+    p.add_argument("--arg", metavar="NAME=INT", action="append", default=[], help="value of an integer/index (or float) argument; NAME as written (n or %%n) or argK")
+    p.add_argument("--seed", type=_int, default=0, help="seed of the memref argument contents (default 0)")
+    p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
+    p.add_argument("--compare-pipeline", metavar="P2", help="also run P2 and execute again on the same inputs; exit 1 on any difference")
+    p.add_argument("--save", metavar="OUT.npz", help="save the result buffers (with --compare-pipeline: before/NAME and after/NAME)")
+    p.add_argument("--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})")
+    p.add_argument("--max-arg-bytes", type=_nonnegative, default=DEFAULT_MAX_ARG_BYTES, help=f"largest total size of memref arguments (default {DEFAULT_MAX_ARG_BYTES})")
+    p.add_argument("--version", action="version", version=f"pto-run {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})")
+    return p
+
+
+@dataclass
+class Options:
+    input: str
+    func: str | None = None
+    values: dict[str, int | float] = field(default_factory=dict)
+    seed: int = 0
+    pass_pipeline: str | None = None
+    compare_pipeline: str | None = None
+    save: str | None = None
+    max_ops: int = 0
+    max_arg_bytes: int = 0
+
+    @property
+    def needs_trace(self) -> bool:
+        """Whether a requested report needs the execution trace."""
+        return False
+
+
+def parse_args(argv: list[str]) -> Options:
+    ns = build_parser().parse_args(argv)
+    values: dict[str, int | float] = {}
+    for text in ns.arg:
+        name, value = _arg_value(text)
+        values[name] = value
+    return Options(
+        input=ns.input,
+        func=ns.func,
+        values=values,
+        seed=ns.seed,
+        pass_pipeline=ns.pass_pipeline,
+        compare_pipeline=ns.compare_pipeline,
+        save=ns.save,
+        max_ops=ns.max_ops,
+        max_arg_bytes=ns.max_arg_bytes,
+    )
+
+
+class Runner:
+    """One pto-run invocation: parse, transform, execute, report."""
+
+    def __init__(self, opts: Options) -> None:
+        self.opts = opts
+        self.display_name = ""
+        self.text = ""
+
+    # -- diagnostics ----------------------------------------------------------------
+
+    def print_diag(self, d) -> None:
+        from ..diagnostics import format_diag
+
+        print(format_diag(d, {PARSED_FILE_NAME: self.text}, {PARSED_FILE_NAME: self.display_name}), file=sys.stderr, flush=True)
+
+    def error(self, location, message: str) -> None:
+        from .. import diagnostics
+
+        if location is None:
+            print(f"pto-run: error: {message}", file=sys.stderr, flush=True)
+        else:
+            diagnostics.emit_error(location, message)
+
+    # -- stages -----------------------------------------------------------------------
+
+    def run(self) -> int:
+        from mlir import ir
+
+        from ..dialect import load_dialect
+        from .common import DiagnosticCollector, read_input
+
+        opts = self.opts
+        self.display_name, self.text = read_input(opts.input)
+        with ir.Context() as context:
+            context.enable_multithreading(False)
+            load_dialect(context)
+            with DiagnosticCollector(context, self.print_diag) as collector, ir.Location.unknown():
+                module = self.parse(collector)
+                if module is None:
+                    return 1
+                if opts.pass_pipeline and not self.apply(module, opts.pass_pipeline, collector):
+                    return 1
+                function = self.choose_function(module)
+                if function is None:
+                    return 1
+                before = self.execute(module, function, "")
+                if before is None:
+                    return 1
+                self.report(before, "")
+                after = None
+                if opts.compare_pipeline is not None:
+                    transformed = module.operation.clone()
+                    if not self.apply(transformed, opts.compare_pipeline, collector):
+                        return 1
+                    after = self.execute(transformed, function, f"after '{opts.compare_pipeline}': ")
+                    if after is None:
+                        return 1
+                    self.report(after, f"after '{opts.compare_pipeline}': ")
+                if opts.save and not self.save(before, after):
+                    return 1
+                if after is not None:
+                    return self.check_same(module, function, before, after)
+        return 0
+
+    def parse(self, collector):
+        from mlir import ir
+
+        from ..verifier import verify_module
+
+        try:
+            module = ir.Module.parse(self.text)
+        except ir.MLIRError as e:
+            collector.add_error(e)
+            return None
+        return module if verify_module(module.operation) else None
+
+    def apply(self, module, pipeline: str, collector) -> bool:
+        """Run `pipeline` on `module` (an ir.Module or a module op)."""
+        from mlir import ir
+
+        from ..pass_infra import PassContext
+        from ..pipeline import build_pass_manager
+
+        pm = build_pass_manager(pipeline, PassContext(), ir.Context.current)
+        try:
+            pm.run(getattr(module, "operation", module))
+        except ir.MLIRError as e:
+            collector.add_error(e)
+            return False
+        return True
+
+    def choose_function(self, module) -> str | None:
+        if self.opts.func:
+            return self.opts.func
+        op = getattr(module, "operation", module)
+        names = [
+            f.attributes["sym_name"].value
+            for f in op.regions[0].blocks[0].operations
+            if f.operation.name == "func.func" and len(f.regions[0].blocks)
+        ]
+        if len(names) == 1:
+            return names[0]
+        listing = f" (functions: {', '.join('@' + n for n in names)})" if names else " (the module has no function with a body)"
+        self.error(None, "--func NAME is required" + listing)
+        return None
+
+    def execute(self, module, function: str, prefix: str):
+        from .. import diagnostics
+        from ..interpreter import InterpreterError, execute
+
+        opts = self.opts
+        try:
+            result = execute(
+                getattr(module, "operation", module),
+                function,
+                seed=opts.seed,
+                values=opts.values,
+                source_text=self.text,
+                trace=opts.needs_trace,
+                max_ops=opts.max_ops,
+                max_arg_bytes=opts.max_arg_bytes,
+            )
+        except InterpreterError as e:
+            self.error(e.location, prefix + e.message)
+            return None
+        for w in result.warnings:
+            diagnostics.emit_warning(w.location, prefix + w.message)
+        return result
+
+    # -- reports ------------------------------------------------------------------------
+
+    def report(self, execution, prefix: str) -> None:
+        from ..interpreter import format_digest
+
+        text = format_digest(execution)
+        if prefix:
+            text = prefix + text
+        print(text, flush=True)
+
+    def check_same(self, module, function: str, before, after) -> int:
+        from ..interpreter import compare
+        from ..interpreter.execution import find_function
+
+        mismatch = compare(before, after)
+        if mismatch is None:
+            print(f"compare: identical after '{self.opts.compare_pipeline}' ({len(before.buffers)} buffers, {len(before.scalars)} returned values)")
+            return 0
+        location = find_function(module.operation, function).location
+        self.error(location, f"results differ after '{self.opts.compare_pipeline}': {mismatch.message()}")
+        return 1
+
+    def save(self, before, after) -> bool:
+        import numpy as np
+
+        arrays = {}
+        for prefix, execution in (("before/", before), ("after/", after)) if after is not None else (("", before),):
+            for b in execution.buffers:
+                arrays[prefix + b.name.lstrip("%").replace(" #", "_")] = b.values()
+            for s in execution.scalars:
+                if not isinstance(s.value, str):
+                    arrays[prefix + s.name.replace(" #", "_")] = np.array(s.value)
+        try:
+            with open(self.opts.save, "wb") as f:
+                np.savez(f, **arrays)
+        except OSError as e:
+            self.error(None, f"could not write '{self.opts.save}': {e.strerror or e}")
+            return False
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse_args(argv)
+        return Runner(opts).run()
+    except ToolError as e:
+        print(f"pto-run: error: {e}", file=sys.stderr)
+        return 1
+    except SystemExit as e:  # argparse after --help / --version
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except MemoryError:
+        print("pto-run: error: out of memory", file=sys.stderr)
+        return 1
+    except RecursionError:
+        print("pto-run: error: input nested too deeply", file=sys.stderr)
+        return 1
+    except Exception as e:
+        from ..pipeline import PipelineError
+
+        if isinstance(e, PipelineError):
+            print(e.render() if e.col else f"pto-run: error: {e}", file=sys.stderr)
+            return 1
+        # anything else is a bug: say so, briefly, without a traceback
+        if os.environ.get("PTO_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"pto-run: error: internal error: {type(e).__name__}: {e} (set PTO_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
