@@ -1,0 +1,69 @@
+"""Benchmark inputs: K pipeline loops in the pto dialect, and the same kind of
+job for the C++ peer (`mlir-opt --affine-pipeline-data-transfer`): K affine
+loops, each with a DMA into a local buffer, a compute and a store.
+
+    python bench/tool/generate.py pto 4000 > k4000.mlir
+    python bench/tool/generate.py affine 4000 > affine4000.mlir
+"""
+
+from __future__ import annotations
+
+import sys
+
+TILE = '!pto.tile_buf<"vec", array<i64: 16, 64>, f32>'
+
+
+def pto_kernel(loops: int) -> str:
+    """K pipeline loops, two tiles per loop: a load, a compute, a store."""
+    out = [
+        f"!t = {TILE}",
+        "func.func @kernel(%src: memref<256x64xf32>, %dst: memref<256x64xf32>) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        "  %c16 = arith.constant 16 : index",
+    ]
+    for i in range(loops):
+        out += [
+            f"  scf.for %i{i} = %c0 to %c16 step %c1 {{",
+            f'    %a{i} = "pto.alloc_tile"() : () -> !t',
+            f'    %b{i} = "pto.alloc_tile"() : () -> !t',
+            f"    %r{i} = arith.muli %i{i}, %c16 : index",
+            f'    "pto.tload"(%src, %r{i}, %c0, %a{i}) : (memref<256x64xf32>, index, index, !t) -> ()',
+            f'    "pto.texp"(%a{i}, %b{i}) : (!t, !t) -> ()',
+            f'    "pto.tstore"(%b{i}, %dst, %r{i}, %c0) : (!t, memref<256x64xf32>, index, index) -> ()',
+            "  } {pto.pipeline_stages = 2 : i64}",
+        ]
+    out += ["  return", "}"]
+    return "\n".join(out) + "\n"
+
+
+def affine_kernel(loops: int) -> str:
+    """K affine loops doing what the pto loops do, in the form
+    --affine-pipeline-data-transfer double-buffers: the DMA'd buffer and its
+    tag are allocated outside the loop and waited on inside it."""
+    out = [
+        "func.func @kernel(%src: memref<256x64xf32>, %dst: memref<256x64xf32>) {",
+        "  %c1024 = arith.constant 1024 : index",
+    ]
+    for i in range(loops):
+        out += [
+            f"  %buf{i} = memref.alloc() : memref<16x64xf32, 1>",
+            f"  %tag{i} = memref.alloc() : memref<1xi32>",
+            f"  affine.for %i{i} = 0 to 16 {{",
+            f"    affine.dma_start %src[%i{i} * 16, 0], %buf{i}[0, 0], %tag{i}[0], %c1024"
+            " : memref<256x64xf32>, memref<16x64xf32, 1>, memref<1xi32>",
+            f"    affine.dma_wait %tag{i}[0], %c1024 : memref<1xi32>",
+            f"    %v{i} = affine.load %buf{i}[0, 0] : memref<16x64xf32, 1>",
+            f"    %e{i} = math.exp %v{i} : f32",
+            f"    affine.store %e{i}, %dst[%i{i} * 16, 0] : memref<256x64xf32>",
+            "  }",
+            f"  memref.dealloc %tag{i} : memref<1xi32>",
+            f"  memref.dealloc %buf{i} : memref<16x64xf32, 1>",
+        ]
+    out += ["  return", "}"]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    kind, count = sys.argv[1], int(sys.argv[2])
+    sys.stdout.write({"pto": pto_kernel, "affine": affine_kernel}[kind](count))
