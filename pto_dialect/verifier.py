@@ -73,9 +73,9 @@ class _Verifier:
 
     # -- types ----------------------------------------------------------------
 
-    def type_problem(self, t: ir.Type | str) -> str | None:
-        """What is wrong with `t` (a type or its text), or None. Pto types
-        nested in other types (`tuple<...>`, function types) count too."""
+    def type_problem(self, t: ir.Type) -> str | None:
+        """What is wrong with `t`, or None. Pto types nested in other types
+        (`tuple<...>`, function types) count too."""
         key = str(t)
         if key in self._type_problem:
             return self._type_problem[key]
@@ -84,7 +84,7 @@ class _Verifier:
         if view is None and key.startswith("!pto."):
             problem = f"malformed pto type {key}"
         elif view is None and "!pto." in key:
-            inner = (self.type_problem(text) for text in embedded_pto_types(key))
+            inner = (self.type_problem(ir.Type.parse(text, t.context)) for text in embedded_pto_types(key))
             problem = next((p for p in inner if p), None)
             self._type_problem[key] = problem
             return problem
