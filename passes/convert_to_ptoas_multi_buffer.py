@@ -32,16 +32,6 @@ def set_pipeline_stages(op: ir.Operation, n: int) -> None:
     op.attributes[STAGES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
 
 
-def enclosing_pipeline_loop(op: ir.Operation) -> ir.Operation | None:
-    """The nearest `scf.for` around `op` that asks for buffering (N >= 2)."""
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        if parent.name == "scf.for" and (pipeline_stages(parent) or 0) >= 2:
-            return parent
-        parent = parent.parent
-    return None
-
-
 def where(op: ir.Operation) -> str:
     file, line, col = location_position(op.location)
     return f"{file}:{line}:{col}" if file is not None else "<unknown>"
@@ -54,6 +44,24 @@ class _Tile:
     space: str
     type_text: str
     reason: str = ""  # why it is not multi-buffered; "" when eligible
+
+
+def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
+    """The allocs inside `op`'s regions that belong to the enclosing pipeline
+    loop: everything but what a nested pipeline loop owns. Not eligible: a
+    nested region is a boundary (CONTRACT 2.1, rule 1)."""
+    if op.name == "scf.for" and (pipeline_stages(op) or 0) >= 2:
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.name == "pto.alloc_tile":
+                    value = inner.results[0]
+                    view = tile_type(value.type)
+                    reason = f"it is defined inside a nested '{op.name}', not directly in the pipeline loop's body"
+                    tiles.append(_Tile(inner, value, view.loc if view else "?", str(view or value.type), reason))
+                elif len(inner.regions):
+                    _collect_nested_tiles(inner, tiles)
 
 
 @dataclass
@@ -167,36 +175,31 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     def collect_tiles(self, loop: ir.Operation) -> list[_Tile]:
         """The loop's tiles (the `pto.alloc_tile`s whose nearest pipeline loop
         is this one), each with why it is not eligible, if it is not."""
-        body = loop.regions[0].blocks[0]
         tiles: list[_Tile] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "pto.alloc_tile" and enclosing_pipeline_loop(op) == loop:
-                view = tile_type(op.results[0].type)
-                tiles.append(_Tile(op, op.results[0], view.loc if view else "?", str(op.results[0].type)))
-            return ir.WalkResult.ADVANCE
-
-        for op in body.operations:
-            op.operation.walk(visit)
-        direct = [t for t in tiles if t.alloc.parent == loop]
-        for t in tiles:
-            if t.alloc.parent != loop:
-                t.reason = (
-                    f"it is defined inside a nested '{t.alloc.parent.name}', not directly in the pipeline loop's body"
-                )
-            elif len(t.alloc.operands):
-                t.reason = "it has an explicit addr"
-            elif t.space not in self.spaces:
-                t.reason = f"its space \"{t.space}\" is not in spaces={','.join(self.spaces)}"
-            else:
-                t.reason = escape_reason(t.value) or ""
-        candidates = [t for t in direct if not t.reason]
+        for op in loop.regions[0].blocks[0].operations:
+            if op.name == "pto.alloc_tile":
+                tiles.append(self.direct_tile(op))
+            elif len(op.regions):
+                _collect_nested_tiles(op, tiles)
+        candidates = [t for t in tiles if not t.reason]
         carried = loop_carried_buffers(loop, [t.value for t in candidates])
         for t in candidates:
             why = carried.get(t.value)
             if why is not None:
                 t.reason = f"it is loop-carried through memory: {why.reason}"
         return tiles
+
+    def direct_tile(self, alloc: ir.Operation) -> _Tile:
+        value = alloc.results[0]
+        view = tile_type(value.type)
+        tile = _Tile(alloc, value, view.loc if view else "?", str(view or value.type))
+        if len(alloc.operands):
+            tile.reason = "it has an explicit addr"
+        elif tile.space not in self.spaces:
+            tile.reason = f"its space \"{tile.space}\" is not in spaces={','.join(self.spaces)}"
+        else:
+            tile.reason = escape_reason(value) or ""
+        return tile
 
     def fit_slots(self, arch: str, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's

@@ -22,11 +22,8 @@ from mlir import ir
 from .catalogue import CATALOGUE
 from .types import buffer_type
 
-BUFFER_TYPE_PREFIXES = ("!pto.tile_buf<", "!pto.multi_tile_buf<")
-
-
 def is_buffer(value: ir.Value) -> bool:
-    return str(value.type).startswith(BUFFER_TYPE_PREFIXES)
+    return buffer_type(value.type) is not None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 
 
 class Pipe(str, Enum):
@@ -34,11 +35,11 @@ class OpSpec:
     def index(self, operand: str) -> int:
         return self.operands.index(operand)
 
-    @property
+    @cached_property
     def read_indices(self) -> tuple[int, ...]:
         return tuple(self.operands.index(o) for o in self.reads)
 
-    @property
+    @cached_property
     def write_indices(self) -> tuple[int, ...]:
         return tuple(self.operands.index(o) for o in self.writes)
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .buffers import alias_closure, op_access
+from .catalogue import CATALOGUE
 from .ir_utils import constant_int
 
 
@@ -93,13 +94,47 @@ class _Walker:
         return written
 
 
+_UNDECIDED = object()
+
+
+def _straight_line_verdict(buffer: ir.Value, body: ir.Block):
+    """The verdict for a buffer whose every use is a catalogue op directly in
+    `body` (the common case), from its uses alone: loop-carried iff the first
+    op that touches it reads it. `_UNDECIDED` when the uses are not that
+    simple (nested regions, aliases, unknown ops): the full walk decides."""
+    first = None
+    first_uses = []
+    for use in buffer.uses:
+        owner = use.owner.operation
+        if owner.name not in CATALOGUE or owner.block != body:
+            return _UNDECIDED
+        if first is None or owner.is_before_in_block(first):
+            first, first_uses = owner, [use.operand_number]
+        elif owner == first:
+            first_uses.append(use.operand_number)
+    if first is None:
+        return None  # never used: nothing to carry
+    spec = CATALOGUE[first.name]
+    if any(i in spec.read_indices for i in first_uses):
+        return Carried(first, f"it is read by '{first.name}' before it is written in the iteration")
+    return None
+
+
 def loop_carried_buffers(loop: ir.Operation, buffers) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
     depth), those that are loop-carried through memory in `loop`, with why."""
+    body = loop.regions[0].blocks[0]
+    carried: dict[ir.Value, Carried] = {}
     roots: dict[ir.Value, ir.Value] = {}
     for b in buffers:
-        for alias in alias_closure(b):
-            roots.setdefault(alias, b)
-    walker = _Walker(roots)
-    walker.walk_region(loop.regions[0], set())
-    return walker.carried
+        verdict = _straight_line_verdict(b, body)
+        if verdict is _UNDECIDED:
+            for alias in alias_closure(b):
+                roots.setdefault(alias, b)
+        elif verdict is not None:
+            carried[b] = verdict
+    if roots:
+        walker = _Walker(roots)
+        walker.walk_region(loop.regions[0], set())
+        carried.update(walker.carried)
+    return carried

@@ -9,6 +9,7 @@ uniquely identifies a type inside every Context.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,7 +52,7 @@ class TileBufType:
         return f'!pto.tile_buf<"{self.loc}", {shape}, {self.dtype}>'
 
     def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(str(self), context)
+        return build_type(self, context)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class MultiTileBufType:
         return f"!pto.multi_tile_buf<{self.slot}, {self.count} : i64>"
 
     def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(str(self), context)
+        return build_type(self, context)
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -106,23 +107,54 @@ def _parse_multi(text: str) -> MultiTileBufType | None:
     return MultiTileBufType(slot, int(m.group(2))) if slot else None
 
 
+# Printing a type costs ~17 us through the bindings, a dict lookup ~1 us, and
+# passes ask about the same few types thousands of times. Types are uniqued
+# per Context and live as long as it, so each Context gets its own caches.
+_VIEWS: "weakref.WeakKeyDictionary[ir.Context, dict]" = weakref.WeakKeyDictionary()
+_BUILT: "weakref.WeakKeyDictionary[ir.Context, dict]" = weakref.WeakKeyDictionary()
+_NOT_PTO = None
+
+
+def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:
+    """The typed view of a pto buffer type, or None for any other type."""
+    context = t.context
+    views = _VIEWS.get(context)
+    if views is None:
+        views = _VIEWS[context] = {}
+    try:
+        return views[t]
+    except KeyError:
+        pass
+    text = str(t)
+    if text.startswith("!pto.tile_buf<"):
+        view = _parse_tile(text)
+    elif text.startswith("!pto.multi_tile_buf<"):
+        view = _parse_multi(text)
+    else:
+        view = _NOT_PTO
+    views[t] = view
+    return view
+
+
 def tile_type(t: ir.Type) -> TileBufType | None:
     """The tile_buf view of `t`, or None when `t` is not a `!pto.tile_buf`."""
-    text = str(t)
-    return _parse_tile(text) if text.startswith("!pto.tile_buf<") else None
+    view = buffer_type(t)
+    return view if isinstance(view, TileBufType) else None
 
 
 def multi_tile_type(t: ir.Type) -> MultiTileBufType | None:
     """The multi_tile_buf view of `t`, or None when it is not one."""
-    text = str(t)
-    return _parse_multi(text) if text.startswith("!pto.multi_tile_buf<") else None
+    view = buffer_type(t)
+    return view if isinstance(view, MultiTileBufType) else None
 
 
-def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:
-    """Either view, or None for a non-pto type."""
-    text = str(t)
-    if text.startswith("!pto.tile_buf<"):
-        return _parse_tile(text)
-    if text.startswith("!pto.multi_tile_buf<"):
-        return _parse_multi(text)
-    return None
+def build_type(view: TileBufType | MultiTileBufType, context: ir.Context | None = None) -> ir.Type:
+    """The `ir.Type` of a view, parsed once per Context."""
+    context = context or ir.Context.current
+    built = _BUILT.get(context)
+    if built is None:
+        built = _BUILT[context] = {}
+    t = built.get(view)
+    if t is None:
+        t = built[view] = ir.Type.parse(str(view), context)
+    return t
