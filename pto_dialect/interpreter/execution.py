@@ -71,7 +71,7 @@ def execute(
     function: str,
     *,
     seed: int = 0,
-    values: dict[str, int | float] | None = None,
+    values: dict[str, int | float | tuple[int, ...]] | None = None,
     source_text: str | None = None,
     arch: str | None = None,
     trace: bool = False,
@@ -80,7 +80,8 @@ def execute(
 ) -> Execution:
     """Run `@function` of `module` on inputs filled from `seed`.
 
-    `values` gives the scalar arguments by name (`n`, `%n` or `argK`);
+    `values` gives the scalar arguments by name (`n`, `%n` or `argK`), and
+    the shapes (tuples) of memref arguments with dynamic dimensions;
     `source_text` is the text the module was parsed from, which names the
     arguments (else they are `%arg0`, ...). Raises InterpreterError.
     """

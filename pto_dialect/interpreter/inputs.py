@@ -23,6 +23,8 @@ from .errors import InterpreterError
 from .memory import GlobalBuffer, Memory, TileRef
 from .scalars import float_name, int_width, wrap
 
+Value = int | float | tuple  # a scalar argument's value, or a memref argument's shape
+
 DEFAULT_MAX_ARG_BYTES = 256 << 20
 """Largest total size of memref arguments a run allocates."""
 
@@ -92,14 +94,26 @@ def _rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed & ((1 << 64) - 1), index])
 
 
-def _memref(arg: Argument, seed: int, budget: list[int]) -> GlobalBuffer:
+def _memref(arg: Argument, seed: int, budget: list[int], shape_given: tuple[int, ...] | None) -> GlobalBuffer:
     t = ir.MemRefType(arg.type)
     dtype = element_name(t.element_type)
     if dtype is None:
         raise InterpreterError(arg.location, f"memref argument {arg.name}: element type {t.element_type} is not supported")
-    if not t.has_static_shape:
-        raise InterpreterError(arg.location, f"memref argument {arg.name} of type {t} has a dynamic shape; pto-run needs static shapes")
     shape = tuple(t.shape)
+    if shape_given is not None:
+        fits = len(shape_given) == len(shape) and all(
+            ir.ShapedType.is_dynamic_size(d) or d == g for d, g in zip(shape, shape_given)
+        )
+        if not fits or any(g < 0 for g in shape_given):
+            raise InterpreterError(
+                arg.location, f"shape {'x'.join(map(str, shape_given))} given for {arg.name} does not fit its type {t}"
+            )
+        shape = shape_given
+    elif not t.has_static_shape:
+        raise InterpreterError(
+            arg.location,
+            f"memref argument {arg.name} of type {t} has a dynamic shape: give one with --arg {arg.name[1:]}=RxC",
+        )
     nbytes = STORAGE_DTYPES[dtype].itemsize
     for d in shape:
         nbytes *= d
@@ -113,7 +127,7 @@ def _memref(arg: Argument, seed: int, budget: list[int]) -> GlobalBuffer:
     return GlobalBuffer(arg.name, dtype, fill(dtype, shape, _rng(seed, arg.index)))
 
 
-def _scalar(arg: Argument, given: dict[str, int | float]) -> int | float:
+def _scalar(arg: Argument, given: dict[str, Value]) -> int | float:
     raw = given.get(arg.name)
     if raw is None:
         raise InterpreterError(arg.location, f"no value for argument {arg.name} of type {arg.type} (pass --arg {arg.name[1:]}=VALUE)")
@@ -127,7 +141,7 @@ def _scalar(arg: Argument, given: dict[str, int | float]) -> int | float:
 
 def make_arguments(
     args: list[Argument],
-    given: dict[str, int | float],
+    given: dict[str, Value],
     seed: int,
     memory: Memory,
     max_arg_bytes: int = DEFAULT_MAX_ARG_BYTES,
@@ -135,7 +149,7 @@ def make_arguments(
     """Runtime values for `args` and the memref buffers among them.
 
     `given` maps argument names (`%n`, see `resolve_values`) to the values
-    of scalar arguments.
+    of scalar arguments and the shapes of dynamically shaped memrefs.
     """
     budget = [max_arg_bytes]
     values: list = []
@@ -143,7 +157,8 @@ def make_arguments(
     for arg in args:
         t = arg.type
         if isinstance(t, ir.MemRefType):
-            buf = _memref(arg, seed, budget)
+            shape = given.get(arg.name)
+            buf = _memref(arg, seed, budget, shape if isinstance(shape, tuple) else None)
             buffers.append(buf)
             values.append(buf)
         elif int_width(t) is not None or float_name(t) is not None:
@@ -164,13 +179,18 @@ def make_arguments(
     return values, buffers
 
 
-def resolve_values(args: list[Argument], given: dict[str, int | float]) -> dict[str, int | float]:
+def resolve_values(args: list[Argument], given: dict[str, Value]) -> dict[str, Value]:
     """User values keyed by what the user wrote (`n`, `%n`, `arg2`) ->
-    keyed by argument name; every key must name a scalar argument."""
-    out: dict[str, int | float] = {}
+    keyed by argument name. Numbers go to scalar arguments, shapes (tuples)
+    to memref arguments."""
+    out: dict[str, Value] = {}
     for key, value in given.items():
         arg = lookup(args, key)
-        if arg is None or int_width(arg.type) is None and float_name(arg.type) is None:
+        scalar = arg is not None and (int_width(arg.type) is not None or float_name(arg.type) is not None)
+        memref = arg is not None and isinstance(arg.type, ir.MemRefType)
+        if isinstance(value, tuple) and not memref:
+            raise InterpreterError(None, f"--arg {key}: a shape is for a memref argument" + ("" if arg else "; the function has no argument of that name"))
+        if not isinstance(value, tuple) and not scalar:
             scalar_names = [a.name[1:] for a in args if int_width(a.type) is not None or float_name(a.type) is not None]
             raise InterpreterError(
                 None,

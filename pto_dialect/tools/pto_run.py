@@ -34,10 +34,12 @@ class _Parser(argparse.ArgumentParser):
         raise ToolError(message)
 
 
-def _arg_value(text: str) -> tuple[str, int | float]:
+def _arg_value(text: str) -> tuple[str, int | float | tuple[int, ...]]:
     name, eq, raw = text.partition("=")
     if not eq or not name:
         raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
+    if "x" in raw and all(part.isdigit() for part in raw.split("x")):
+        return name, tuple(int(part) for part in raw.split("x"))  # the shape of a dynamic memref
     try:
         return name, int(raw, 0)
     except ValueError:
@@ -71,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False)
     p.add_argument("input", metavar="FILE", help="the kernel (MLIR text), or - for stdin")
     p.add_argument("--func", metavar="NAME", help="the function to execute (default: the only one with a body)")
-    p.add_argument("--arg", metavar="NAME=INT", action="append", default=[], help="value of an integer/index (or float) argument; NAME as written (n or %%n) or argK")
+    p.add_argument("--arg", metavar="NAME=INT", action="append", default=[], help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped memref; NAME as written (n or %%n) or argK")
     p.add_argument("--seed", type=_int, default=0, help="seed of the memref argument contents (default 0)")
     p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
     p.add_argument("--compare-pipeline", metavar="P2", help="also run P2 and execute again on the same inputs; exit 1 on any difference")
@@ -86,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 class Options:
     input: str
     func: str | None = None
-    values: dict[str, int | float] = field(default_factory=dict)
+    values: dict[str, int | float | tuple[int, ...]] = field(default_factory=dict)
     seed: int = 0
     pass_pipeline: str | None = None
     compare_pipeline: str | None = None
@@ -102,7 +104,7 @@ class Options:
 
 def parse_args(argv: list[str]) -> Options:
     ns = build_parser().parse_args(argv)
-    values: dict[str, int | float] = {}
+    values: dict[str, int | float | tuple[int, ...]] = {}
     for text in ns.arg:
         name, value = _arg_value(text)
         values[name] = value

@@ -1,0 +1,1 @@
+"""Test support: random kernel generation and differential checking of passes."""

@@ -1,0 +1,147 @@
+"""Kernels from the repository's `.mlir` files, for differential testing.
+
+Every chunk (between `// -----` lines) of every file that contains a
+`pto.pipeline_stages` loop is parsed and verified; each function in it with
+a body and at least one memref argument is a kernel. Values for its scalar
+(integer/index) arguments come from a `pto-run ... --arg` line in the file
+when there is one, else from a few guesses (bounds-like names get small
+values, steps 1 or 2, trip counts up to 8, preferably not a multiple of N): the first set under which the
+function runs without an error is used, preferring one that reads no
+never-written memory. A dynamic memref dimension becomes DYNAMIC_SIZE.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+
+SPLIT_MARKER = "// -----"
+DYNAMIC_SIZE = 256
+"""What a dynamic memref dimension becomes (enough rows for the guessed trip counts)."""
+_RUN_ARG = re.compile(r"--arg[= ]%?([\w$.\-]+)=(-?\d+)")
+
+
+@dataclass
+class CorpusKernel:
+    path: str  # relative to the repository root
+    first_line: int  # the chunk's first line in the file
+    text: str  # the chunk, padded with blank lines so locations match the file
+    function: str
+    scalar_args: list[str] = field(default_factory=list)  # names without '%'
+    expects_errors: bool = False  # the chunk carries expected-error lines
+    run_values: dict[str, int] = field(default_factory=dict)  # from RUN lines
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # for dynamically shaped memrefs
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}:{self.first_line}@{self.function}"
+
+
+def _chunks(text: str):
+    from ..tools.common import split_input
+
+    marker = SPLIT_MARKER if re.search(r"^\s*" + re.escape(SPLIT_MARKER), text, re.M) else None
+    return split_input(text, marker)
+
+
+def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKernel]:
+    from ..dialect import load_dialect
+    from ..interpreter.inputs import arguments
+    from ..interpreter.scalars import int_width
+    from ..verifier import verify_module
+
+    kernels: list[CorpusKernel] = []
+    files = sorted(p for d in directories for p in (root / d).rglob("*.mlir"))
+    for path in files:
+        text = path.read_text(errors="replace")
+        if "pto.pipeline_stages" not in text:
+            continue
+        run_values = {m.group(1): int(m.group(2)) for m in _RUN_ARG.finditer(text)}
+        for chunk in _chunks(text):
+            if "pto.pipeline_stages" not in chunk.text or "memref<" not in chunk.text:
+                continue
+            padded = chunk.padded()
+            with ir.Context() as context:
+                load_dialect(context)
+                context.attach_diagnostic_handler(lambda d: True)  # negative tests are expected to fail here
+                try:
+                    module = ir.Module.parse(padded)
+                except ir.MLIRError:
+                    continue
+                if not verify_module(module.operation):
+                    continue
+                for op in module.body.operations:
+                    if op.operation.name != "func.func" or not len(op.regions[0].blocks):
+                        continue
+                    args = arguments(op.operation, padded)
+                    if not any(isinstance(a.type, ir.MemRefType) for a in args):
+                        continue
+                    kernels.append(
+                        CorpusKernel(
+                            path.relative_to(root).as_posix(),
+                            chunk.first_line,
+                            padded,
+                            op.attributes["sym_name"].value,
+                            [a.name[1:] for a in args if int_width(a.type) is not None],
+                            "expected-error" in chunk.text,
+                            run_values,
+                            {
+                                a.name[1:]: tuple(DYNAMIC_SIZE if ir.ShapedType.is_dynamic_size(d) else d for d in ir.MemRefType(a.type).shape)
+                                for a in args
+                                if isinstance(a.type, ir.MemRefType) and not ir.MemRefType(a.type).has_static_shape
+                            },
+                        )
+                    )
+    return kernels
+
+
+def _guesses(name: str) -> list[int]:
+    lowered = name.lower()
+    if "step" in lowered:
+        return [1, 2]
+    if lowered in ("lb", "lo", "low", "start", "begin", "first", "off", "offset") or lowered.startswith(("lb", "lo")):
+        return [0, 1]
+    return [7, 5, 8, 3, 1, 0]  # 7 and 5 leave remainders for every N in 2..4
+
+
+def candidate_values(kernel: CorpusKernel, limit: int = 12) -> list[dict]:
+    names = kernel.scalar_args
+    if not names:
+        return [dict(kernel.shapes)]
+    out: list[dict] = []
+    if all(n in kernel.run_values for n in names):
+        out.append({**kernel.shapes, **{n: kernel.run_values[n] for n in names}})
+    for combo in itertools.product(*(_guesses(n) for n in names)):
+        out.append({**kernel.shapes, **dict(zip(names, combo))})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def choose_values(kernel: CorpusKernel) -> tuple[dict | None, str]:
+    """Scalar values the kernel runs under, and why not when None."""
+    from ..dialect import load_dialect
+    from ..interpreter import InterpreterError, execute
+
+    fallback = None
+    last_error = "no candidate values"
+    with ir.Context() as context:
+        load_dialect(context)
+        context.attach_diagnostic_handler(lambda d: True)
+        module = ir.Module.parse(kernel.text)
+        for values in candidate_values(kernel):
+            try:
+                run = execute(module.operation, kernel.function, values=values, source_text=kernel.text, max_ops=200_000)
+            except InterpreterError as e:
+                last_error = e.message
+                continue
+            if not run.warnings:
+                return values, ""
+            fallback = fallback or values
+    if fallback is not None:
+        return fallback, ""
+    return None, f"no argument values it runs under (last: {last_error})"

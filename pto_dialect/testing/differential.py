@@ -1,0 +1,201 @@
+"""Differential testing: a kernel must compute the same bits before and
+after a pass pipeline.
+
+`check_kernel` parses a kernel once, executes it (the reference), then for
+each pipeline runs the pipeline on a copy, executes the copy on the same
+seeded inputs and compares bit for bit. A pass error, a runtime error only
+after the pass, a read of never-written tile memory only after the pass, or
+any differing bit is a failure, reported with the first difference.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+PASS_PIPELINES = (
+    "convert-to-ptoas-multi-buffer",
+    "pto-lower-pipeline-loops",
+    "pto-allocate-memory-addr",
+    "pto-pipeline{use-ptoas-multi-buffer=true}",
+    "pto-pipeline{use-ptoas-multi-buffer=false}",
+)
+"""What every pipeline kernel is checked under (CONTRACT 2)."""
+
+SAME = "same"
+MISMATCH = "mismatch"
+PASS_ERROR = "pass-error"
+RUN_ERROR = "run-error"
+NEW_WARNING = "new-warning"
+INVALID = "invalid"  # the kernel itself does not parse, verify or run
+
+
+@dataclass
+class Outcome:
+    pipeline: str
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == SAME
+
+
+@dataclass
+class KernelCheck:
+    """Everything `check_kernel` learnt about one kernel."""
+
+    name: str
+    reference_error: str | None = None
+    reference_warnings: list[str] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    ops_executed: int = 0
+
+    @property
+    def failures(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+
+def unavailable_passes(pipeline: str) -> list[str]:
+    """Names in `pipeline` that are neither registered pto passes nor
+    upstream passes (e.g. a pto pass still being written)."""
+    from .. import passes
+    from ..pipeline import PipelineError, check_upstream_element, parse_pipeline
+
+    registered = passes.get_all_passes()
+    missing = []
+
+    def visit(elements) -> None:
+        for el in elements:
+            if el.children is not None:
+                visit(el.children)
+            elif el.name not in registered:
+                try:
+                    check_upstream_element(el.name)
+                except PipelineError:
+                    missing.append(el.name)
+
+    with ir.Context():
+        visit(parse_pipeline(pipeline))
+    return missing
+
+
+def _format(diags) -> str:
+    from ..diagnostics import ERROR, format_diag
+
+    errors = [d for d in diags if d.severity == ERROR]
+    return "\n".join(format_diag(d) for d in errors) or "the pipeline failed without a diagnostic"
+
+
+def check_kernel(
+    text: str,
+    function: str,
+    values: dict[str, int | float] | None = None,
+    pipelines: tuple[str, ...] | list[str] = PASS_PIPELINES,
+    *,
+    seed: int = 0,
+    name: str = "<kernel>",
+) -> KernelCheck:
+    from ..dialect import load_dialect
+    from ..interpreter import InterpreterError, execute
+    from ..pass_infra import PassContext
+    from ..pipeline import build_pass_manager
+    from ..tools.common import DiagnosticCollector
+    from ..verifier import verify_module
+
+    result = KernelCheck(name)
+    with ir.Context() as context:
+        context.enable_multithreading(False)
+        load_dialect(context)
+        with DiagnosticCollector(context) as collector, ir.Location.unknown():
+            try:
+                module = ir.Module.parse(text)
+            except ir.MLIRError as e:
+                collector.add_error(e)
+                result.reference_error = _format(collector.diags)
+                return result
+            if not verify_module(module.operation):
+                result.reference_error = _format(collector.diags)
+                return result
+
+            def run(op):
+                return execute(op, function, seed=seed, values=values, source_text=text)
+
+            try:
+                reference = run(module.operation)
+            except InterpreterError as e:
+                result.reference_error = e.message
+                return result
+            result.ops_executed = reference.ops_executed
+            result.reference_warnings = [w.message for w in reference.warnings]
+            for pipeline in pipelines:
+                start = time.perf_counter()
+                outcome = Outcome(pipeline, SAME)
+                collector.diags.clear()
+                transformed = module.operation.clone()
+                try:
+                    build_pass_manager(pipeline, PassContext(), context).run(transformed)
+                except ir.MLIRError as e:
+                    collector.add_error(e)
+                    outcome = Outcome(pipeline, PASS_ERROR, _format(collector.diags))
+                if outcome.ok:
+                    try:
+                        after = run(transformed)
+                    except InterpreterError as e:
+                        outcome = Outcome(pipeline, RUN_ERROR, e.message)
+                if outcome.ok:
+                    outcome = judge(pipeline, reference, after)
+                transformed.erase()
+                outcome.seconds = time.perf_counter() - start
+                result.outcomes.append(outcome)
+    return result
+
+
+def judge(label: str, reference, after) -> Outcome:
+    """The outcome of comparing two executions of the same kernel."""
+    from ..interpreter import compare
+
+    mismatch = compare(reference, after)
+    if mismatch is not None:
+        return Outcome(label, MISMATCH, mismatch.message())
+    before_warnings = {w.message for w in reference.warnings}
+    new_warnings = [w.message for w in after.warnings if w.message not in before_warnings]
+    if new_warnings and not reference.warnings:
+        return Outcome(label, NEW_WARNING, new_warnings[0])
+    return Outcome(label, SAME)
+
+
+def check_transformation(
+    before_text: str,
+    after_text: str,
+    function: str,
+    values: dict[str, int | float] | None = None,
+    *,
+    seed: int = 0,
+    label: str = "hand-written transformation",
+) -> Outcome:
+    """Compare a kernel with a transformed version given as text (a
+    transformation done by hand, or by a tool outside the pipeline)."""
+    from ..dialect import load_dialect
+    from ..interpreter import InterpreterError, execute
+
+    runs = []
+    with ir.Context() as context:
+        load_dialect(context)
+        for text in (before_text, after_text):
+            module = ir.Module.parse(text)
+            try:
+                runs.append(execute(module.operation, function, seed=seed, values=values, source_text=text))
+            except InterpreterError as e:
+                return Outcome(label, RUN_ERROR if runs else INVALID, e.message)
+    return judge(label, *runs)
+
+
+def describe_failure(check: KernelCheck, outcome: Outcome, text: str | None = None) -> str:
+    lines = [f"{check.name} under '{outcome.pipeline}': {outcome.status}: {outcome.message}"]
+    if text is not None:
+        lines.append(text)
+    return "\n".join(lines)
