@@ -1,0 +1,4 @@
+func.func @f() {
+  "test.unknown"() : () -> ()
+  return
+}
