@@ -23,9 +23,11 @@ class ToolError(Exception):
     """A failure outside the IR (bad flag, unreadable file): one message."""
 
 
-def read_input(path: str) -> tuple[str, str]:
+def read_input(path: str, errors: str = "replace") -> tuple[str, str]:
     """(display name, text) of a file or `-` for stdin. Undecodable bytes
-    become U+FFFD so the parser reports them with a position."""
+    become U+FFFD so the parser reports them with a position, or, with
+    errors="surrogateescape", stand-ins that `source_bytes` turns back into
+    the original bytes."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
@@ -36,7 +38,14 @@ def read_input(path: str) -> tuple[str, str]:
             name = path
     except OSError as e:
         raise ToolError(f"could not open input file '{path}': {e.strerror or e}") from None
-    return name, data.decode("utf-8", errors="replace")
+    return name, data.decode("utf-8", errors=errors)
+
+
+def source_bytes(text: str) -> bytes:
+    """What to give the MLIR parser for text from `read_input(...,
+    errors="surrogateescape")`: the input's own bytes, so that a non-UTF-8
+    byte in a string attribute stays that byte (MLIR strings are bytes)."""
+    return text.encode("utf-8", errors="surrogateescape")
 
 
 @dataclass

@@ -231,7 +231,7 @@ class Driver:
         from .common import read_input, split_input
 
         opts = self.opts
-        self.display_name, text = read_input(opts.input)
+        self.display_name, text = read_input(opts.input, errors="surrogateescape")
         self.sources = {PARSED_FILE_NAME: text}
         self.items = _pipeline_items(opts)
 
@@ -281,7 +281,7 @@ class Driver:
         from ..pipeline import build_pass_manager
         from ..verifier import verify_module
         from ..diagnostics import Diag
-        from .common import DiagnosticCollector, drop_op_dump_notes, line_col, parser_hazard
+        from .common import DiagnosticCollector, drop_op_dump_notes, line_col, parser_hazard, source_bytes
 
         opts = self.opts
         verifying = opts.has("verify-diagnostics")
@@ -306,7 +306,7 @@ class Driver:
                     collector.add(Diag("error", message, PARSED_FILE_NAME, *line_col(source, offset)))
                 else:
                     try:
-                        module = ir.Module.parse(source)
+                        module = ir.Module.parse(source_bytes(source))
                     except ir.MLIRError as e:
                         collector.add_error(e)
                 if module is not None and verify_module(module.operation):
