@@ -40,7 +40,7 @@ def describe(b: BufferResult, index: tuple[int, ...]) -> str:
     if b.dtype in ("f16", "bf16", "f32", "f64"):
         bits = int(_bits(b.array)[index])
         width = b.array.dtype.itemsize * 2
-        return f"{float(value)!r} (0x{bits:0{width}x})"
+        return f"{str(value)} (0x{bits:0{width}x})"  # str: numpy's shortest repr for the type
     return str(int(value))
 
 
