@@ -1,0 +1,238 @@
+"""Bad input never crashes pto-opt: for each input below it exits 0 or 1,
+says what is wrong as `file:line:col: error: ...` (or `pto-opt: error: ...`)
+on stderr, and prints no Python traceback and no "internal error"."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VALID = (ROOT / "test" / "Dialect" / "pto" / "roundtrip.mlir").read_text()
+MARKER = "// -----"
+
+
+def run_pto_opt(path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PTO_DEBUG"}
+    return subprocess.run(
+        [sys.executable, "-m", "pto_dialect.tools.pto_opt", str(path), *args],
+        capture_output=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def check_outcome(run: subprocess.CompletedProcess, path: Path) -> str:
+    """Assert the contract for one run; return stderr as text."""
+    out = run.stdout.decode("utf-8", "replace")
+    err = run.stderr.decode("utf-8", "replace")
+    assert run.returncode in (0, 1), f"exit code {run.returncode}\n{err[-2000:]}"
+    assert "Traceback" not in out + err, err[-2000:]
+    assert "internal error" not in err, err[-2000:]
+    if run.returncode == 1:
+        located = re.search(rf"^{re.escape(str(path))}:\d+:\d+: error: ", err, re.M)
+        assert located or err.startswith("pto-opt: error: "), err[-2000:]
+    return err
+
+
+def write(tmp_path: Path, data: str | bytes, name: str = "input.mlir") -> Path:
+    path = tmp_path / name
+    if isinstance(data, str):
+        data = data.encode()
+    path.write_bytes(data)
+    return path
+
+
+V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
+
+BAD_INPUTS = {
+    "unknown op": ('"pto.tfoo"() : () -> ()', "unregistered operation 'pto.tfoo'"),
+    "wrong operand count": (
+        f'func.func @f(%a: {V}) {{\n  "pto.tadd"(%a, %a) : ({V}, {V}) -> ()\n  return\n}}',
+        "op expects exactly 3 operands, but got 2",
+    ),
+    "count 17": (f"func.func @f(%a: !pto.multi_tile_buf<{V}, 17 : i64>) {{ return }}", "'17 : i64' does not satisfy the constraint"),
+    "slot 5 of 2": (
+        f"func.func @f(%mb: !pto.multi_tile_buf<{V}, 2 : i64>) {{\n  %c5 = arith.constant 5 : index\n"
+        f'  %t = "pto.multi_tile_get"(%mb, %c5) : (!pto.multi_tile_buf<{V}, 2 : i64>, index) -> {V}\n  return\n}}',
+        "slot 5 is out of range [0, 2)",
+    ),
+    "unaligned addr": (
+        f'func.func @f() {{\n  %a = arith.constant 16 : i64\n  %t = "pto.alloc_tile"(%a) : (i64) -> {V}\n  return\n}}',
+        'addr 16 is not aligned to 32 bytes (space "vec")',
+    ),
+    "huge shape": (
+        'func.func @f(%a: !pto.tile_buf<"vec", array<i64: 9223372036854775807, 9223372036854775807>, f32>) { return }',
+        "does not fit in space \"vec\"",
+    ),
+    "shape beyond i64": (
+        'func.func @f(%a: !pto.tile_buf<"vec", array<i64: 92233720368547758070, 1>, f32>) { return }',
+        "integer constant out of range",
+    ),
+    "index shape (asserts in the MLIR parser)": (
+        'func.func @f(%a: !pto.tile_buf<"vec", array<index: 16, 16>, f32>) { return }',
+        "expected integer or float type, got: 'index'",
+    ),
+    "unterminated region": ("func.func @f() {\n  return\n", "expected"),
+    "unterminated string": ('"pto.alloc_tile"() {a = "abc} : () -> ()', "expected '\"' in string literal"),
+    "bad arch": ('module attributes {pto.target_arch = "a9"} {}', "'pto.target_arch' must be one of"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_gets_a_diagnostic(tmp_path, name):
+    text, message = BAD_INPUTS[name]
+    path = write(tmp_path, text)
+    run = run_pto_opt(path)
+    err = check_outcome(run, path)
+    assert run.returncode == 1
+    assert message in err
+
+
+def test_empty_and_comment_only_files_are_an_empty_module(tmp_path):
+    for text in ("", "\n\n", "// nothing here\n"):
+        path = write(tmp_path, text)
+        run = run_pto_opt(path)
+        check_outcome(run, path)
+        assert run.returncode == 0
+        assert run.stdout.decode() == "module {\n}\n\n"  # as mlir-opt prints it
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_bytes(tmp_path, seed):
+    data = random.Random(seed).randbytes(4096)
+    path = write(tmp_path, data)
+    check_outcome(run_pto_opt(path), path)
+    check_outcome(run_pto_opt(path, "--verify-diagnostics"), path)
+    check_outcome(run_pto_opt(path, "--split-input-file", "--pto-verify"), path)
+
+
+def test_nul_bytes(tmp_path):
+    for data in (b"\0" * 64, b'func.func @f() {\0 return }', b"func.func @f() { return }\n\0\0\0"):
+        path = write(tmp_path, data)
+        check_outcome(run_pto_opt(path), path)
+
+
+def test_non_utf8_input(tmp_path):
+    # In a comment: ignored, as by mlir-opt.
+    path = write(tmp_path, b"// caf\xe9\nfunc.func @f() { return }\n")
+    run = run_pto_opt(path)
+    check_outcome(run, path)
+    assert run.returncode == 0
+    # In a string: kept byte for byte (MLIR strings are bytes).
+    path = write(tmp_path, b'func.func @f() attributes {note = "caf\xe9"} { return }\n')
+    run = run_pto_opt(path)
+    check_outcome(run, path)
+    assert run.returncode == 0
+    assert b'note = "caf\\E9"' in run.stdout
+    # Anywhere else: a syntax error at its position.
+    path = write(tmp_path, b"func.func @f() { \xff\xfe return }\n")
+    run = run_pto_opt(path)
+    err = check_outcome(run, path)
+    assert run.returncode == 1
+    assert f"{path}:1:18: error: unexpected character" in err
+
+
+def nested_regions(depth: int) -> str:
+    return "func.func @f() {\n" + "scf.execute_region {\n" * depth + "scf.yield\n}\n" * depth + "return\n}\n"
+
+
+def test_deeply_nested_regions(tmp_path):
+    path = write(tmp_path, nested_regions(300))
+    run = run_pto_opt(path)
+    check_outcome(run, path)
+    assert run.returncode == 0
+    # Deep enough to overflow the C++ parser's stack: refused before parsing.
+    path = write(tmp_path, nested_regions(5000))
+    run = run_pto_opt(path)
+    err = check_outcome(run, path)
+    assert run.returncode == 1
+    assert f"{path}:1001:20: error: nesting deeper than 1000 levels is not supported" in err
+    path = write(tmp_path, "(" * 200_000)
+    err = check_outcome(run_pto_opt(path), path)
+    assert "nesting deeper than" in err
+
+
+def _chunked(texts: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """One file of `texts` separated by markers, and each text's line range."""
+    ranges, line = [], 1
+    for text in texts:
+        n = text.count("\n") + 1
+        ranges.append((line, line + n - 1))
+        line += n + 1
+    return f"\n{MARKER}\n".join(texts), ranges
+
+
+def check_chunks(tmp_path: Path, texts: list[str]) -> int:
+    """Run every text as a chunk of one --split-input-file run; each chunk
+    that fails must have an error inside its own lines. Returns how many
+    failed."""
+    assert not any(MARKER in t for t in texts)
+    data, ranges = _chunked(texts)
+    path = write(tmp_path, data, "chunks.mlir")
+    run = run_pto_opt(path, "--split-input-file")
+    err = check_outcome(run, path)
+    outputs = run.stdout.decode("utf-8", "replace").split(f"{MARKER}\n")
+    assert len(outputs) == len(texts)
+    error_lines = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(str(path))}:(\d+):\d+: error: ", err, re.M)]
+    failed = 0
+    for (first, last), output in zip(ranges, outputs):
+        if output.strip():
+            continue
+        failed += 1
+        assert any(first <= line <= last for line in error_lines), f"no error for lines {first}-{last}\n{err[-3000:]}"
+    assert (run.returncode == 1) == (failed > 0)
+    return failed
+
+
+def test_truncations_of_a_valid_file(tmp_path):
+    # The round-trip test holds every type and op; cut it at 150 points.
+    body = VALID[VALID.index("!v ="):]
+    cuts = sorted(set(random.Random(7).sample(range(1, len(body)), 150)))
+    failed = check_chunks(tmp_path, [body[:cut] for cut in cuts])
+    assert failed >= 30  # cuts after a complete function or in a comment are valid
+
+
+def test_token_mutations_of_a_valid_file(tmp_path):
+    body = VALID[VALID.index("!v ="):]
+    tokens = re.split(r"(\s+)", body)
+    words = [t for t in tokens if t.strip()]
+    rng = random.Random(11)
+    texts = []
+    for _ in range(150):
+        mutated = list(tokens)
+        for _ in range(2):
+            i = rng.randrange(0, len(mutated), 2)
+            choice = rng.randrange(3)
+            if choice == 0:
+                mutated[i] = ""
+            elif choice == 1:
+                mutated[i] = rng.choice(words)
+            else:
+                mutated[i] = mutated[i] + " " + rng.choice(words)
+        text = "".join(mutated)
+        if MARKER not in text:  # a mutation may have spelled the split marker
+            texts.append(text)
+    check_chunks(tmp_path, texts)
+
+
+def test_numbers_and_names_in_pto_types(tmp_path):
+    # Every slot of a pto type filled with valid and invalid values.
+    locs = ['"vec"', '"acc"', '"gm"', '""', "vec", "1"]
+    shapes = ["array<i64: 16, 16>", "array<i64: 0, 4>", "array<i64: -1, 4>", "array<i64>", "array<i64: 1>",
+              "array<i32: 4, 4>", "array<f32: 1.0, 2.0>", "array<i1: true, false>", "dense<[4, 4]> : tensor<2xi64>", "4"]
+    dtypes = ["f32", "bf16", "i8", "f64", "index", "i1", "none"]
+    counts = ["2 : i64", "16 : i64", "17 : i64", "1 : i64", "-1 : i64", "2", "2 : index", '"2"']
+    rng = random.Random(3)
+    texts = []
+    for _ in range(120):
+        tile = f"!pto.tile_buf<{rng.choice(locs)}, {rng.choice(shapes)}, {rng.choice(dtypes)}>"
+        multi = f"!pto.multi_tile_buf<{tile}, {rng.choice(counts)}>"
+        texts.append(f'func.func @f(%a: {tile}, %b: {multi}) {{\n  %t = "pto.alloc_tile"() : () -> {tile}\n  return\n}}')
+    check_chunks(tmp_path, texts)
