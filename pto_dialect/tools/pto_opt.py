@@ -215,6 +215,25 @@ def _pipeline_items(opts: Options):
         return items
 
 
+def name_locations(record, name: str) -> None:
+    """Passes record locations as `-:line:col`: `Module.parse` names every
+    input "-". Put the input's name there, as diagnostics and
+    --mlir-print-debuginfo do, so that --pto-report and --pto-memory-report
+    point into the user's file."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(record):
+        for f in dataclasses.fields(record):
+            value = getattr(record, f.name)
+            if f.name == "location" and isinstance(value, str) and value.startswith(PARSED_FILE_NAME + ":"):
+                setattr(record, f.name, name + value[len(PARSED_FILE_NAME) :])
+            else:
+                name_locations(value, name)
+    elif isinstance(record, list):
+        for item in record:
+            name_locations(item, name)
+
+
 class Driver:
     def __init__(self, opts: Options) -> None:
         self.opts = opts
@@ -333,6 +352,7 @@ class Driver:
                 # Like mlir-opt: one entry per chunk (empty when it failed),
                 # joined by the split marker.
                 self.outputs.append(self.render(module) if succeeded else "")
+                name_locations(ctx_report.report, self.display_name)
                 self.reports.append(ctx_report.report)
         if verifying:
             self.check_expectations(chunk, whole_text, [drop_op_dump_notes(d) for d in collector.diags])

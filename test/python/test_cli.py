@@ -147,3 +147,21 @@ def test_docs_passes_md_is_generated_from_the_passes():
 
     for name in passes.get_all_passes():
         assert f"## `{name}`" in docs
+
+
+def test_report_locations_name_the_input_file():
+    # Passes record where a decision was made as "-:line:col" (Module.parse
+    # names every input "-"); the driver puts the input's name there.
+    from pto_dialect.report import BufferPlacement, FunctionMemory, LoopDecision, PipelineReport, TileDecision
+    from pto_dialect.tools.pto_opt import name_locations
+
+    report = PipelineReport(
+        loops=[LoopDecision("p", "-:18:5", 2, True, tiles=[TileDecision("-:19:12", "vec", "t", True)])],
+        memory=[FunctionMemory("add", "a3", buffers=[BufferPlacement("-:20:3", "vec", "t", 0, 64, 1, 2)])],
+    )
+    name_locations(report, "kernel.mlir")
+    assert report.loops[0].location == "kernel.mlir:18:5"
+    assert report.loops[0].tiles[0].location == "kernel.mlir:19:12"
+    assert report.memory[0].buffers[0].location == "kernel.mlir:20:3"
+    name_locations(report, "other.mlir")  # already named: left alone
+    assert report.loops[0].location == "kernel.mlir:18:5"
