@@ -11,8 +11,9 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..buffers import escape_reason
+from ..ir_utils import ConstantInts
 from ..diagnostics import location_position
-from ..loop_carried import loop_carried_buffers
+from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
 from ..report import LoopDecision, TileDecision
@@ -125,6 +126,8 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
+        self._constants = ConstantInts()
+        self._one = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
         patterns = RewritePatternSet()
         patterns.add("scf.for", lambda op, rewriter: self.convert_loop(ctx, arch, op.operation))
         walk_and_apply_patterns(module, patterns.freeze())
@@ -175,18 +178,34 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     def collect_tiles(self, loop: ir.Operation) -> list[_Tile]:
         """The loop's tiles (the `pto.alloc_tile`s whose nearest pipeline loop
         is this one), each with why it is not eligible, if it is not."""
+        body = loop.regions[0].blocks[0]
         tiles: list[_Tile] = []
-        for op in loop.regions[0].blocks[0].operations:
+        for op in body.operations:
             if op.name == "pto.alloc_tile":
                 tiles.append(self.direct_tile(op))
             elif len(op.regions):
                 _collect_nested_tiles(op, tiles)
-        candidates = [t for t in tiles if not t.reason]
-        carried = loop_carried_buffers(loop, [t.value for t in candidates])
-        for t in candidates:
-            why = carried.get(t.value)
-            if why is not None:
-                t.reason = f"it is loop-carried through memory: {why.reason}"
+        # One look at a tile's uses settles the common case (all of them
+        # catalogue ops in the body); only the others need the escape check
+        # and the full walk.
+        verdicts = {}
+        undecided = []
+        for t in tiles:
+            if t.reason:
+                continue
+            verdict = verdicts[t.value] = straight_line_verdict(t.value, body)
+            if verdict is UNDECIDED:
+                t.reason = escape_reason(t.value) or ""
+                if not t.reason:
+                    undecided.append(t.value)
+            elif verdict is not None:
+                t.reason = f"it is loop-carried through memory: {verdict.reason}"
+        if undecided:
+            carried = loop_carried_buffers(loop, undecided, verdicts)
+            for t in tiles:
+                why = carried.get(t.value)
+                if why is not None and not t.reason:
+                    t.reason = f"it is loop-carried through memory: {why.reason}"
         return tiles
 
     def direct_tile(self, alloc: ir.Operation) -> _Tile:
@@ -197,8 +216,6 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             tile.reason = "it has an explicit addr"
         elif tile.space not in self.spaces:
             tile.reason = f"its space \"{tile.space}\" is not in spaces={','.join(self.spaces)}"
-        else:
-            tile.reason = escape_reason(value) or ""
         return tile
 
     def fit_slots(self, arch: str, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
@@ -233,8 +250,10 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     # -- rewriting ----------------------------------------------------------------
 
     def rewrite(self, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
-        if self.normalize_loops and not LoopBounds.of(loop).is_ptoas_canonical:
+        bounds = LoopBounds.of(loop, self._constants)
+        if self.normalize_loops and not bounds.is_ptoas_canonical:
             normalize_loop(loop)
+            bounds = LoopBounds.of(loop)
         index = ir.IndexType.get()
         regions = []
         with ir.InsertionPoint(loop):
@@ -245,13 +264,18 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         # The slot count constant goes next to its one use, the slot index,
         # at the top of the body.
         with ir.InsertionPoint.at_block_begin(body), loop.location:
-            count = arith.ConstantOp(index, ir.IntegerAttr.get(index, slots)).result
-            slot = build_slot_index(loop, count, slots)
+            count = ir.Operation.create(
+                "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, slots)}
+            ).result
+            slot = build_slot_index(loop, count, bounds)
         for t, region in zip(tiles, regions):
-            with ir.InsertionPoint(t.alloc):
-                get = ir.Operation.create(
-                    "pto.multi_tile_get", results=[t.value.type], operands=[region, slot], loc=t.alloc.location
-                )
+            get = ir.Operation.create(
+                "pto.multi_tile_get",
+                results=[t.value.type],
+                operands=[region, slot],
+                loc=t.alloc.location,
+                ip=ir.InsertionPoint(t.alloc),
+            )
             t.value.replace_all_uses_with(get.result)
             t.alloc.erase()
-        set_pipeline_stages(loop, 1)
+        loop.attributes[STAGES_ATTR] = self._one

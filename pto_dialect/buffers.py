@@ -66,25 +66,23 @@ def escape_reason(value: ir.Value) -> str | None:
     returned, passed to a call, or used by an op the catalogue does not know.
     """
     for use in value.uses:
-        owner = use.owner
-        name = owner.name
-        if name in CATALOGUE:
-            continue
-        if name == "scf.yield":
-            return "it is yielded by scf.yield"
-        if name == "scf.for":
-            return "it is passed to a nested loop's iter_args"
-        if name in ("func.return", "func.call"):
-            return f"it is passed to {name}"
-        return f"it is used by '{name}', which the pass does not know"
+        reason = use_escape_reason(use.owner.name)
+        if reason:
+            return reason
     return None
 
 
-def region_ops(op: ir.Operation):
-    """The ops directly inside `op`'s regions, block by block."""
-    for region in op.regions:
-        for block in region.blocks:
-            yield from block.operations
+def use_escape_reason(user: str) -> str | None:
+    """Why a use by an op named `user` lets a buffer escape, or None."""
+    if user in CATALOGUE:
+        return None
+    if user == "scf.yield":
+        return "it is yielded by scf.yield"
+    if user == "scf.for":
+        return "it is passed to a nested loop's iter_args"
+    if user in ("func.return", "func.call"):
+        return f"it is passed to {user}"
+    return f"it is used by '{user}', which the pass does not know"
 
 
 def alias_closure(value: ir.Value) -> set[ir.Value]:
@@ -153,5 +151,4 @@ __all__ = [
     "escape_reason",
     "is_buffer",
     "op_access",
-    "region_ops",
 ]

@@ -24,3 +24,19 @@ def constant_int(value: ir.Value) -> int | None:
         return None
     attr = owner.attributes["value"]
     return attr.value if isinstance(attr, ir.IntegerAttr) else None
+
+
+class ConstantInts:
+    """`constant_int` memoised by value, for one pass over IR whose constants
+    it does not change: loop bounds are a handful of values shared by
+    thousands of loops."""
+
+    def __init__(self) -> None:
+        self._known: dict[ir.Value, int | None] = {}
+
+    def __call__(self, value: ir.Value) -> int | None:
+        try:
+            return self._known[value]
+        except KeyError:
+            result = self._known[value] = constant_int(value)
+            return result

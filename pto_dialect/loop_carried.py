@@ -94,20 +94,20 @@ class _Walker:
         return written
 
 
-_UNDECIDED = object()
+UNDECIDED = object()
 
 
-def _straight_line_verdict(buffer: ir.Value, body: ir.Block):
+def straight_line_verdict(buffer: ir.Value, body: ir.Block):
     """The verdict for a buffer whose every use is a catalogue op directly in
     `body` (the common case), from its uses alone: loop-carried iff the first
-    op that touches it reads it. `_UNDECIDED` when the uses are not that
+    op that touches it reads it. `UNDECIDED` when the uses are not that
     simple (nested regions, aliases, unknown ops): the full walk decides."""
     first = None
     first_uses = []
     for use in buffer.uses:
         owner = use.owner.operation
         if owner.name not in CATALOGUE or owner.block != body:
-            return _UNDECIDED
+            return UNDECIDED
         if first is None or owner.is_before_in_block(first):
             first, first_uses = owner, [use.operand_number]
         elif owner == first:
@@ -120,15 +120,16 @@ def _straight_line_verdict(buffer: ir.Value, body: ir.Block):
     return None
 
 
-def loop_carried_buffers(loop: ir.Operation, buffers) -> dict[ir.Value, Carried]:
+def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
-    depth), those that are loop-carried through memory in `loop`, with why."""
+    depth), those that are loop-carried through memory in `loop`, with why.
+    `verdicts` may hold the `straight_line_verdict`s already computed."""
     body = loop.regions[0].blocks[0]
     carried: dict[ir.Value, Carried] = {}
     roots: dict[ir.Value, ir.Value] = {}
     for b in buffers:
-        verdict = _straight_line_verdict(b, body)
-        if verdict is _UNDECIDED:
+        verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body)
+        if verdict is UNDECIDED:
             for alias in alias_closure(b):
                 roots.setdefault(alias, b)
         elif verdict is not None:
