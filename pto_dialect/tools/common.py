@@ -118,6 +118,27 @@ def parser_hazard(text: str) -> tuple[int, str] | None:
     return None
 
 
+def parse_source(source: str, collector: "DiagnosticCollector"):
+    """Parse `source` (text from `read_input`, possibly padded) into an
+    `ir.Module` in the current Context, or return None after putting the
+    diagnostics in `collector`: the parser hazards above become errors
+    instead of crashing the process."""
+    from mlir import ir
+
+    from ..diagnostics import Diag
+
+    hazard = parser_hazard(source)
+    if hazard is not None:
+        offset, message = hazard
+        collector.add(Diag("error", message, PARSED_FILE_NAME, *line_col(source, offset)))
+        return None
+    try:
+        return ir.Module.parse(source_bytes(source))
+    except ir.MLIRError as e:
+        collector.add_error(e)
+        return None
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of `offset` in `text`."""
     line = text.count("\n", 0, offset) + 1

@@ -153,7 +153,7 @@ class Runner:
         from .common import DiagnosticCollector, read_input
 
         opts = self.opts
-        self.display_name, self.text = read_input(opts.input)
+        self.display_name, self.text = read_input(opts.input, errors="surrogateescape")
         with ir.Context() as context:
             context.enable_multithreading(False)
             load_dialect(context)
@@ -186,16 +186,11 @@ class Runner:
         return 0
 
     def parse(self, collector):
-        from mlir import ir
-
         from ..verifier import verify_module
+        from .common import parse_source
 
-        try:
-            module = ir.Module.parse(self.text)
-        except ir.MLIRError as e:
-            collector.add_error(e)
-            return None
-        return module if verify_module(module.operation) else None
+        module = parse_source(self.text, collector)
+        return module if module is not None and verify_module(module.operation) else None
 
     def apply(self, module, pipeline: str, collector) -> bool:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
