@@ -185,19 +185,22 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
     fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: r.start)
     fixed_starts = [r.start for r in fixed]
 
-    # (point, phase, order...): frees first, then fixed reservations, then
-    # the buffers that start there, largest first.
+    # (point, phase, order, key): frees first, then fixed reservations, then
+    # the buffers that start there, largest first. Keys are unique, so the
+    # tuples never compare further.
+    by_key = {r.key: r for r in requests}
     events = []
     for r in requests:
-        events.append((r.end + 1, 0, 0, r.key, r))
-        events.append((r.start, 1 if r.fixed is not None else 2, -need[r.key], r.key, r))
-    events.sort(key=lambda ev: ev[:4])
+        events.append((r.end + 1, 0, 0, r.key))
+        events.append((r.start, 1 if r.fixed is not None else 2, -need[r.key], r.key))
+    events.sort()
 
     placement = Placement(collisions=fixed_collisions(requests, alignment))
     space = _FreeSpace()
     holding: set[int] = set()  # keys whose range is marked used now
-    for _, phase, _, key, r in events:
+    for _, phase, _, key in events:
         size = need[key]
+        r = by_key[key]
         if phase == 0:
             if key in holding:
                 holding.discard(key)
@@ -208,11 +211,12 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
             if space.take(r.fixed, r.fixed + size):
                 holding.add(key)
             continue
-        blocked = [
-            (f.fixed, f.fixed + need[f.key])
-            for f in fixed[bisect_right(fixed_starts, r.start) : bisect_right(fixed_starts, r.end)]
-        ]
-        blocked.sort()
+        blocked = []
+        if fixed:
+            blocked = sorted(
+                (f.fixed, f.fixed + need[f.key])
+                for f in fixed[bisect_right(fixed_starts, r.start) : bisect_right(fixed_starts, r.end)]
+            )
         base = space.best_fit(size, blocked)
         taken = space.take(base, base + size)
         assert taken, "best_fit returned a range that is not free"
