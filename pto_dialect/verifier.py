@@ -65,7 +65,7 @@ class _Verifier:
     def __init__(self, arch: str) -> None:
         self.arch = arch
         self.ok = True
-        self._type_problem: dict[str, str | None] = {}
+        self._type_problem: dict[ir.Type, str | None] = {}
 
     def error(self, op: ir.Operation, message: str) -> None:
         self.ok = False
@@ -76,18 +76,24 @@ class _Verifier:
     def type_problem(self, t: ir.Type) -> str | None:
         """What is wrong with `t`, or None. Pto types nested in other types
         (`tuple<...>`, function types) count too."""
+        # Keyed by the (uniqued) type itself: printing one costs ~20 us.
+        try:
+            return self._type_problem[t]
+        except KeyError:
+            pass
+        problem = self._find_type_problem(t)
+        self._type_problem[t] = problem
+        return problem
+
+    def _find_type_problem(self, t: ir.Type) -> str | None:
         key = str(t)
-        if key in self._type_problem:
-            return self._type_problem[key]
         problem = None
         view = buffer_type(t)
         if view is None and key.startswith("!pto."):
             problem = f"malformed pto type {key}"
         elif view is None and "!pto." in key:
             inner = (self.type_problem(ir.Type.parse(text, t.context)) for text in embedded_pto_types(key))
-            problem = next((p for p in inner if p), None)
-            self._type_problem[key] = problem
-            return problem
+            return next((p for p in inner if p), None)
         elif isinstance(view, TileBufType):
             problem = tile_type_problem(view)
             if problem is None and view.nbytes > space_spec(self.arch, view.loc).capacity:
@@ -111,7 +117,6 @@ class _Verifier:
                     )
         if problem is not None:
             problem = f"invalid type {key}: {problem}"
-        self._type_problem[key] = problem
         return problem
 
     def check_types(self, op: ir.Operation) -> None:
@@ -122,7 +127,10 @@ class _Verifier:
         # Types held by attributes: a function declaration's signature has no
         # block arguments to carry them.
         attrs = op.attributes
-        types.extend(attrs[name].value for name in attrs if isinstance(attrs[name], ir.TypeAttr))
+        for i in range(len(attrs)):
+            attr = attrs[i].attr
+            if isinstance(attr, ir.TypeAttr):
+                types.append(attr.value)
         problems = dict.fromkeys(p for p in map(self.type_problem, types) if p)
         for problem in problems:
             self.error(op, problem)
