@@ -407,18 +407,17 @@ def main(argv: list[str] | None = None) -> int:
     except ToolError as e:
         print(f"pto-opt: error: {e}", file=sys.stderr)
         return 1
-    except ValueError as e:
-        from ..pipeline import PipelineError
-
-        if not isinstance(e, PipelineError):
-            raise
-        print(e.render() if e.col else f"pto-opt: error: {e}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 1
-    except Exception as e:  # a bug: say so, briefly, without a traceback
+    except Exception as e:
+        # pipeline.py imports mlir: only a run that got that far can raise its error.
+        pipeline = sys.modules.get("pto_dialect.pipeline")
+        if pipeline is not None and isinstance(e, pipeline.PipelineError):
+            print(e.render() if e.col else f"pto-opt: error: {e}", file=sys.stderr)
+            return 1
+        # Anything else is a bug: say so, briefly, without a traceback.
         if os.environ.get("PTO_DEBUG"):
             traceback.print_exc()
         print(

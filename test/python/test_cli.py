@@ -165,3 +165,18 @@ def test_report_locations_name_the_input_file():
     assert report.memory[0].buffers[0].location == "kernel.mlir:20:3"
     name_locations(report, "other.mlir")  # already named: left alone
     assert report.loops[0].location == "kernel.mlir:18:5"
+
+
+@pytest.mark.parametrize("error", [ValueError("boom"), RuntimeError("boom"), KeyError("boom")])
+def test_a_bug_is_an_internal_error_not_a_traceback(monkeypatch, capsys, error):
+    from pto_dialect.tools import pto_opt as tool
+
+    def fail(self):
+        raise error
+
+    monkeypatch.delenv("PTO_DEBUG", raising=False)
+    monkeypatch.setattr(tool.Driver, "run", fail)
+    assert tool.main([str(TILE)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"pto-opt: error: internal error: {type(error).__name__}: ")
+    assert "Traceback" not in err
