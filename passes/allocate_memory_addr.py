@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import arith
 
 from .. import diagnostics
 from ..diagnostics import location_position
@@ -44,7 +43,7 @@ class _Buffer:
 
 @dataclass
 class AllocateMemoryAddr(ModulePass):
-    """Give every pto buffer a constant address, sharing memory between buffers whose lifetimes do not overlap (CONTRACT 2.3).
+    """Give every pto buffer a constant address; buffers with disjoint lifetimes share memory (CONTRACT 2.3).
 
     Every `pto.alloc_tile` and `pto.alloc_multi_tile` without `addr` gets an
     `arith.constant <addr> : i64` operand: a byte offset into its memory
@@ -156,10 +155,14 @@ class AllocateMemoryAddr(ModulePass):
         addrs = {k: a for p in placements.values() for k, a in p.addrs.items()}
         memory.buffers = [self._record(liveness, b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
         if ok:
+            i64 = ir.IntegerType.get_signless(64, func.context)
+            attrs: dict[int, ir.Attribute] = {}
             for i, b in enumerate(buffers):
                 if b.fixed is None:
-                    _set_addr(b.alloc, addrs[i])
-            i64 = ir.IntegerType.get_signless(64, func.context)
+                    addr = addrs[i]
+                    if addr not in attrs:
+                        attrs[addr] = ir.IntegerAttr.get(i64, addr)
+                    _set_addr(b.alloc, i64, attrs[addr])
             func.attributes[MEMORY_USAGE_ATTR] = ir.DictAttr.get(
                 {space: ir.IntegerAttr.get(i64, used) for space, used in memory.peak.items()}, func.context
             )
@@ -168,9 +171,14 @@ class AllocateMemoryAddr(ModulePass):
     def _buffers(self, liveness: FunctionLiveness, arch: str) -> tuple[list[_Buffer], bool]:
         ok = True
         buffers: list[_Buffer] = []
+        # Printing a type is what reading it costs; types are uniqued, so once each.
+        views: dict[ir.Type, tuple] = {}
         for live in liveness.buffers:
             alloc = live.alloc
-            view = buffer_type(alloc.results[0].type)
+            ty = alloc.results[0].type
+            if ty not in views:
+                views[ty] = (buffer_type(ty), str(ty))
+            view, type_text = views[ty]
             if view is None or view.loc not in SPACES:  # the verifier reports malformed types
                 continue
             fixed = None
@@ -188,7 +196,7 @@ class AllocateMemoryAddr(ModulePass):
                 size = view.region_bytes(space_spec(arch, view.loc).alignment)
             else:
                 size = view.nbytes
-            buffers.append(_Buffer(live, view.loc, size, str(alloc.results[0].type), fixed))
+            buffers.append(_Buffer(live, view.loc, size, type_text, fixed))
         return buffers, ok
 
     def _record(self, liveness: FunctionLiveness, b: _Buffer, addr: int) -> BufferPlacement:
@@ -254,17 +262,19 @@ class AllocateMemoryAddr(ModulePass):
         )
 
 
-def _set_addr(alloc: ir.Operation, addr: int) -> None:
+def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> None:
     """Rebuild `alloc` with a constant `addr` operand (inserted right before it)."""
-    with ir.InsertionPoint(alloc), alloc.location:
-        i64 = ir.IntegerType.get_signless(64)
-        const = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, addr))
-        attrs = alloc.attributes
-        new = ir.Operation.create(
-            alloc.name,
-            results=[alloc.results[0].type],
-            operands=[const.result],
-            attributes={attrs[i].name: attrs[i].attr for i in range(len(attrs))},
-        )
+    ip = ir.InsertionPoint(alloc)
+    loc = alloc.location
+    const = ir.Operation.create("arith.constant", results=[i64], attributes={"value": addr}, loc=loc, ip=ip)
+    attrs = alloc.attributes
+    new = ir.Operation.create(
+        alloc.name,
+        results=[alloc.results[0].type],
+        operands=[const.result],
+        attributes={attrs[i].name: attrs[i].attr for i in range(len(attrs))},
+        loc=loc,
+        ip=ip,
+    )
     alloc.results[0].replace_all_uses_with(new.results[0])
     alloc.erase()
