@@ -10,7 +10,8 @@ from mlir import ir
 
 from .. import diagnostics
 from ..diagnostics import location_position
-from ..ir_utils import constant_int, walk_ops
+from ..catalogue import ALLOC_OPS
+from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
 from ..memory_report import FORMATS, render
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
@@ -112,8 +113,12 @@ class AllocateMemoryAddr(ModulePass):
             raise PassFailed() from None
         memories: list[FunctionMemory] = []
         ok = True
-        # Collected before any rewrite: the walk also lists the allocs we replace.
-        functions = [op for op in walk_ops(module) if op.name == "func.func" and len(op.regions[0].blocks)]
+        functions, strays = _functions_and_strays(module)
+        for alloc in strays:
+            diagnostics.emit_warning(
+                alloc.location,
+                f"'{alloc.name}' outside a func.func gets no address: the allocator places the buffers of each function",
+            )
         for func in functions:
             memory, func_ok = self.allocate_function(func, arch)
             memories.append(memory)
@@ -260,6 +265,26 @@ class AllocateMemoryAddr(ModulePass):
             + (f" ({len(shown)} shown below, {more} more)" if more else ""),
             notes=notes,
         )
+
+
+def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:
+    """The functions with a body, and allocs without addr outside any function
+    (collected before any rewrite: the allocs are replaced later)."""
+    functions: list[ir.Operation] = []
+    strays: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        name = op.name
+        if name == "func.func":
+            if len(op.regions[0].blocks):
+                functions.append(op)
+            return ir.WalkResult.SKIP
+        if name in ALLOC_OPS and len(op.operands) == 0:
+            strays.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return functions, strays
 
 
 def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> None:

@@ -1,4 +1,5 @@
 // RUN: pto-opt %s --split-input-file --allow-unregistered-dialect --pto-allocate-memory-addr | FileCheck %s
+// RUN: pto-opt %s --split-input-file --allow-unregistered-dialect --pto-allocate-memory-addr --verify-diagnostics > /dev/null
 
 // Where the allocator cannot see how often code runs or where a buffer goes,
 // it keeps the buffer live for longer, never shorter.
@@ -81,3 +82,17 @@ func.func @unknown_alias(%src: memref<64x64xf32>, %dst: memref<64x64xf32>) {
   "pto.tstore"(%later, %dst, %c0, %c0) : (!v, memref<64x64xf32>, index, index) -> ()
   return
 }
+
+// -----
+
+// Buffers outside any function are not the allocator's to place: a warning
+// says so, and they stay as they are.
+!v = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+
+// CHECK: "test.container"
+// CHECK-NEXT: "pto.alloc_tile"() : () -> !pto.tile_buf
+"test.container"() ({
+  // expected-warning@+1 {{'pto.alloc_tile' outside a func.func gets no address: the allocator places the buffers of each function}}
+  %t = "pto.alloc_tile"() : () -> !v
+  "test.end"() : () -> ()
+}) : () -> ()
