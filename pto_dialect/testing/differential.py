@@ -103,7 +103,7 @@ def check_kernel(
     from ..interpreter import InterpreterError, execute
     from ..pass_infra import PassContext
     from ..pipeline import build_pass_manager
-    from ..tools.common import DiagnosticCollector
+    from ..tools.common import DiagnosticCollector, parse_source
     from ..verifier import verify_module
 
     result = KernelCheck(name)
@@ -111,13 +111,8 @@ def check_kernel(
         context.enable_multithreading(False)
         load_dialect(context)
         with DiagnosticCollector(context) as collector, ir.Location.unknown():
-            try:
-                module = ir.Module.parse(text)
-            except ir.MLIRError as e:
-                collector.add_error(e)
-                result.reference_error = _format(collector.diags)
-                return result
-            if not verify_module(module.operation):
+            module = parse_source(text, collector)
+            if module is None or not verify_module(module.operation):
                 result.reference_error = _format(collector.diags)
                 return result
 
