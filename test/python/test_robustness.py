@@ -236,3 +236,43 @@ def test_numbers_and_names_in_pto_types(tmp_path):
         multi = f"!pto.multi_tile_buf<{tile}, {rng.choice(counts)}>"
         texts.append(f'func.func @f(%a: {tile}, %b: {multi}) {{\n  %t = "pto.alloc_tile"() : () -> {tile}\n  return\n}}')
     check_chunks(tmp_path, texts)
+
+
+# --- the pre-parse scan for inputs that would crash the MLIR parser ------------
+
+
+def test_parser_hazard_nesting_limit():
+    from pto_dialect.tools.common import MAX_NESTING, parser_hazard
+
+    ok = "{" * MAX_NESTING + "}" * MAX_NESTING
+    assert parser_hazard(ok) is None
+    deep = "x" + "(" * (MAX_NESTING + 1) + ")" * (MAX_NESTING + 1)
+    assert parser_hazard(deep) == (1 + MAX_NESTING, f"nesting deeper than {MAX_NESTING} levels is not supported")
+    # Openers never closed count (a truncated file), stray closers do not.
+    assert parser_hazard("<" * (MAX_NESTING + 1)) is not None
+    assert parser_hazard(")" * 5000 + "(" * MAX_NESTING) is None
+    # Mixed kinds of brackets nest together; `->` is not a closer.
+    mixed = "([{<" * 300 + "->" * 5000
+    assert parser_hazard(mixed)[0] == 1000
+
+
+def test_parser_hazard_ignores_strings_and_comments():
+    from pto_dialect.tools.common import MAX_NESTING, parser_hazard
+
+    deep = "(" * (MAX_NESTING + 1)
+    assert parser_hazard(f'"{deep}"') is None
+    assert parser_hazard(f'"a \\" {deep}"') is None  # an escaped quote does not end the string
+    assert parser_hazard(f"// {deep}\n") is None
+    assert parser_hazard(f'// "\n{deep}') == (len('// "\n') + MAX_NESTING, f"nesting deeper than {MAX_NESTING} levels is not supported")
+    # Brackets inside a string do not close anything either.
+    assert parser_hazard("(" * 600 + '")))"' + "(" * 600) is not None
+
+
+def test_parser_hazard_index_arrays():
+    from pto_dialect.tools.common import parser_hazard
+
+    message = "expected integer or float type, got: 'index'"
+    assert parser_hazard("x = array<index: 1, 2>") == (len("x = array<"), message)
+    assert parser_hazard("x = array < index>") == (len("x = array < "), message)
+    for fine in ('"array<index: 1>"', "// array<index: 1>", "!d.array<index>", "%array<index", "array<i64: 1>", "array<indexed>"):
+        assert parser_hazard(fine) is None, fine
