@@ -304,6 +304,7 @@ class _TileOp:
         self.location = op.location
         self.spec = CATALOGUE[op.name]
         self.pipe = self.spec.pipe.value
+        self.where = where(op.location)  # once: traces record it per execution
         self.slots = c.uses(op)
 
     def read(self, ref: TileRef, operand: str) -> np.ndarray:
@@ -321,7 +322,7 @@ class _TileOp:
 
     def record(self, reads, writes, elements: int, macs: int = 0) -> None:
         self.interp.trace.append(
-            TraceEvent(self.name, self.pipe, where(self.location), tuple(reads), tuple(writes), elements, macs)
+            TraceEvent(self.name, self.pipe, self.where, tuple(reads), tuple(writes), elements, macs)
         )
 
 

@@ -88,12 +88,17 @@ class FuzzResult:
 # --- making inputs -------------------------------------------------------------------------
 
 
-def seed_corpus(root: Path) -> list[tuple[str, str]]:
-    """(name, text) of every .mlir file under test/ and examples/."""
+def seed_corpus(root: Path, generated: int = 20) -> list[tuple[str, str]]:
+    """(name, text) of every .mlir file under test/ and examples/, and of
+    `generated` kernels from kernel_gen (richer kernels reach deeper into
+    the passes and the interpreter)."""
+    from .kernel_gen import generate
+
     out = []
     for d in ("test", "examples"):
         for p in sorted((root / d).rglob("*.mlir")):
             out.append((p.relative_to(root).as_posix(), p.read_text(errors="replace")))
+    out += [(f"kernel_gen seed {s}", generate(s).text) for s in range(1000, 1000 + generated)]
     return out
 
 
