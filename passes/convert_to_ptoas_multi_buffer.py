@@ -18,7 +18,7 @@ from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
 from ..report import LoopDecision, TileDecision
 from ..targets import ARCHS, ArchError, resolve_arch, space_spec
-from ..types import MIN_SLOTS, SPACES, MultiTileBufType, align_up, tile_type
+from ..types import MAX_SLOTS, MIN_SLOTS, SPACES, MultiTileBufType, align_up, tile_type
 from ..verifier import STAGES_ATTR
 
 def pipeline_stages(op: ir.Operation) -> int | None:
@@ -85,7 +85,8 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     iteration i-N's data), and it does not escape (yielded, passed to a
     nested loop's iter_args, used by an op the pass does not know). When the N
     slots of a loop's tiles do not fit a space, the loop gets the largest
-    N' >= 2 that fits, else stays as it is. Every tile or loop not converted,
+    N' >= 2 that fits, else stays as it is; more than 16 slots (the most a
+    multi-tile buffer holds) become 16. Every tile or loop not converted,
     and every reduced slot count, is reported as a remark with the reason;
     the same decisions are in the pass report (Python API). Running the pass
     twice equals running it once.
@@ -152,13 +153,19 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
             self.decline(loop, decision, reason)
             return True
-        slots, reason = self.fit_slots(arch, requested, eligible)
+        wanted = requested
+        if requested > MAX_SLOTS:
+            wanted = MAX_SLOTS
+            note = f"pipeline loop asks for {requested} slots but a multi-tile buffer holds at most {MAX_SLOTS}; using {MAX_SLOTS}"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
+        slots, reason = self.fit_slots(arch, wanted, eligible)
         if slots < MIN_SLOTS:
             self.decline(loop, decision, reason)
             for t in decision.tiles:
                 t.converted = False
             return True
-        if slots < requested:
+        if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
         self.rewrite(loop, eligible, slots)

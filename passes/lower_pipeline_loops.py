@@ -12,12 +12,18 @@ from mlir.dialects.transform import interpreter
 from .. import diagnostics
 from ..buffers import escape_reason
 from ..ir_utils import walk_ops
-from ..loop_carried import loop_carried_buffers
+from ..loop_carried import loop_carried_buffers, static_trip_count
 from ..loop_index import LoopBounds
-from ..pass_infra import ModulePass, PassContext, PassFailed
+from ..pass_infra import ModulePass, PassContext, PassFailed, option
 from ..report import LoopDecision, TileDecision
 from ..types import buffer_type
 from .convert_to_ptoas_multi_buffer import pipeline_stages, set_pipeline_stages, where
+
+# Replication bounds: no more copies than a multi-tile buffer has slots, and
+# no module growth without bound (k nested pipeline loops multiply: 2^k).
+MAX_COPIES = 16
+AUTO_MAX_OPS = 50_000
+AUTO_GROWTH = 4
 
 # Marks the loops one interpreter run unrolls; the main loop and the remainder
 # loop the unroller makes both keep it, which is how we find them afterwards.
@@ -89,13 +95,21 @@ class LowerPipelineLoops(ModulePass):
     interpreter), which also handles the remainder iterations of static and
     dynamic trip counts. Every copy of the body has its own iteration-local
     tiles (a `pto.alloc_tile` without `addr` is one buffer per op, and each
-    copy has its own op), so copy k+1 can load while copy k computes. A tile
+    copy has its own op), so copy k+1 can load while copy k computes; the
+    copies' allocs move to the top of the body, so that an address allocator
+    sees their tiles live together and gives them separate bytes. A tile
     that an iteration reads before writing (loop-carried through memory), or
     that escapes (yielded, passed to a nested loop, used by an unknown op), is
     moved before the loop first, so all copies share its one buffer and the
     carried value survives; each such tile gets a remark saying why. Every
     loop the unroller produces gets `pto.pipeline_stages = 1`. Nested
     pipeline loops are lowered innermost first.
+
+    Replication is bounded: a loop asking for more than 16 stages gets 16
+    copies, and a loop whose copies would grow the module past `max-ops`
+    (default: the larger of 200000 ops and 8 times the input) is left as it
+    is (k nested pipeline loops would otherwise make 2^k copies); both say so
+    in a remark.
 
     Before:
 
@@ -119,25 +133,59 @@ class LowerPipelineLoops(ModulePass):
     """
 
     name: ClassVar[str] = "pto-lower-pipeline-loops"
+    max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, ctx: PassContext, module: ir.Operation) -> None:
-        loops = [op for op in walk_ops(module) if op.name == "scf.for" and (pipeline_stages(op) or 0) >= 2]
+        all_ops = walk_ops(module)
+        loops = [op for op in all_ops if op.name == "scf.for" and (pipeline_stages(op) or 0) >= 2]
         by_depth: dict[int, list[ir.Operation]] = {}
         for loop in loops:
             by_depth.setdefault(_pipeline_depth(loop), []).append(loop)
+        size = len(all_ops)
+        limit = self.max_ops or max(AUTO_MAX_OPS, AUTO_GROWTH * size)
         # Innermost first: an outer loop's copies then contain the already
         # lowered inner loops.
         for depth in sorted(by_depth, reverse=True):
             by_factor: dict[int, list[ir.Operation]] = {}
             for loop in by_depth[depth]:
-                factor = pipeline_stages(loop)
+                factor = self.replication_factor(loop)
+                body_size = len(walk_ops(loop)) - 1
+                # at most `factor` more copies: factor - 1 in the unrolled
+                # body, one for a remainder
+                grown = size + body_size * factor
+                if grown > limit:
+                    reason = (
+                        f"pipeline loop is not replicated: {factor} copies of its {body_size} ops would grow "
+                        f"the module to {grown} ops, over the limit of {limit} (max-ops)"
+                    )
+                    ctx.report.loops.append(
+                        LoopDecision(self.name, where(loop), pipeline_stages(loop), converted=False, reasons=[reason])
+                    )
+                    diagnostics.emit_remark(loop.location, reason)
+                    continue
+                size = grown
                 self.share_carried_buffers(ctx, loop, factor)
                 by_factor.setdefault(factor, []).append(loop)
             for factor, group in sorted(by_factor.items()):
+                blocks = set()
                 for loop in group:
                     clamp_dynamic_upper_bound(loop)
                     loop.attributes[_MARK] = ir.UnitAttr.get()
-                self.unroll_marked(module, factor)
+                    blocks.add(loop.block)
+                self.unroll_marked(module, factor, blocks)
+
+    def replication_factor(self, loop: ir.Operation) -> int:
+        requested = pipeline_stages(loop)
+        trips = static_trip_count(loop)
+        if trips is not None and trips < requested:
+            return max(trips, 1)  # more copies than iterations replicate nothing
+        if requested <= MAX_COPIES:
+            return requested
+        diagnostics.emit_remark(
+            loop.location,
+            f"pipeline loop asks for {requested} stages; replicating its body {MAX_COPIES} times, the most it makes",
+        )
+        return MAX_COPIES
 
     def share_carried_buffers(self, ctx: PassContext, loop: ir.Operation, factor: int) -> None:
         """Move the buffers that must stay one buffer across iterations to
@@ -171,7 +219,10 @@ class LowerPipelineLoops(ModulePass):
         if ctx.verbose:
             diagnostics.emit_remark(loop.location, f"pipeline loop body replicated {factor} times")
 
-    def unroll_marked(self, module: ir.Operation, factor: int) -> None:
+    def unroll_marked(self, module: ir.Operation, factor: int, blocks: set) -> None:
+        """Unroll the marked loops by `factor`; `blocks` holds their parent
+        blocks, where the loops the unroller leaves (main and remainder) are.
+        (The loop ops themselves may be gone: a one-trip loop is inlined.)"""
         script = ir.Module.parse(_UNROLL_SCRIPT.replace("MARK", _MARK).replace("FACTOR", str(factor)))
         try:
             interpreter.apply_named_sequence(module, script.body.operations[0], script)
@@ -179,8 +230,9 @@ class LowerPipelineLoops(ModulePass):
             for d in e.error_diagnostics:
                 diagnostics.emit_error(d.location, f"could not replicate pipeline loop: {d.message}")
             raise PassFailed() from None
-        for op in walk_ops(module):
-            if op.name == "scf.for" and _MARK in op.attributes:
-                del op.attributes[_MARK]
-                set_pipeline_stages(op, 1)
-                allocate_copies_up_front(op)
+        for block in blocks:
+            for op in block.operations:
+                if op.name == "scf.for" and _MARK in op.attributes:
+                    del op.attributes[_MARK]
+                    set_pipeline_stages(op, 1)
+                    allocate_copies_up_front(op)
