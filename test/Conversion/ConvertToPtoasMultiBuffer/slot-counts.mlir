@@ -94,3 +94,26 @@ func.func @one(%src: memref<64x16xf16>, %dst: memref<64x16xf16>) {
   } {pto.pipeline_stages = 1 : i64}
   return
 }
+
+// -----
+
+!t = !pto.tile_buf<"vec", array<i64: 16, 16>, f16>
+
+// More than 16 slots is more than a multi-tile buffer holds: 16, and a remark.
+// CHECK-LABEL: func.func @seventeen
+// CHECK:       "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<!pto.tile_buf<"vec", array<i64: 16, 16>, f16>, 16 : i64>
+// CHECK:       {pto.pipeline_stages = 1 : i64}
+func.func @seventeen(%src: memref<64x16xf16>, %dst: memref<64x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  // expected-remark@+1 {{pipeline loop asks for 17 slots but a multi-tile buffer holds at most 16; using 16}}
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = "pto.alloc_tile"() : () -> !t
+    %row = arith.muli %i, %c16 : index
+    "pto.tload"(%src, %row, %c0, %t) : (memref<64x16xf16>, index, index, !t) -> ()
+    "pto.tstore"(%t, %dst, %row, %c0) : (!t, memref<64x16xf16>, index, index) -> ()
+  } {pto.pipeline_stages = 17 : i64}
+  return
+}
