@@ -36,6 +36,7 @@ class _Buffer:
     size: int  # bytes; a region: N * stride
     type_text: str
     fixed: int | None
+    dynamic: bool = False  # its addr operand is not a constant
 
     @property
     def alloc(self) -> ir.Operation:
@@ -64,13 +65,18 @@ class AllocateMemoryAddr(ModulePass):
 
     Allocs that already have a constant `addr` keep it, as fixed
     reservations that the other buffers avoid while they are live (so
-    running the pass twice changes nothing); two fixed buffers that overlap
-    while both live are an error naming both. A space whose buffers need
-    more than its capacity is an error on the function naming the space,
-    the bytes required and available, and the buffers live at the peak.
+    running the pass twice changes nothing). Two of them that overlap while
+    both live get a warning naming both (overlapping user addresses may be
+    deliberate); both stay reserved. An `addr` that is not a constant is an
+    error when buffers the pass places in that space are live at the same
+    time (nothing could keep them clear of it), else a remark (it is not
+    counted in the usage). A space whose buffers need more than its
+    capacity is an error on the function naming the space, the bytes
+    required and available, and the buffers live at the peak.
 
     Each function gets `pto.memory_usage = {vec = B : i64, ...}`: per space
-    it uses, the bytes from 0 to the end of its highest buffer. The
+    it uses, the bytes from 0 to the end of its highest buffer (a region
+    counts its N * stride bytes). The
     placements are in the pass report (`--pto-report`), and `report=text`
     or `report=json` (or `pto-opt --pto-memory-report[=json]`) prints each
     buffer's address range and lifetime.
@@ -136,11 +142,15 @@ class AllocateMemoryAddr(ModulePass):
         """Place the buffers of `func`; rewrite it only when all fit."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         liveness = function_liveness(func)
-        buffers, ok = self._buffers(liveness, arch)
+        buffers = self._buffers(liveness, arch)
+        ok = True
         memory = FunctionMemory(function=name, arch=arch)
         placements: dict[str, Placement] = {}
         for space in SPACES:
-            members = [i for i, b in enumerate(buffers) if b.space == space]
+            members = [i for i, b in enumerate(buffers) if b.space == space and not b.dynamic]
+            dynamic = [b for b in buffers if b.space == space and b.dynamic]
+            if dynamic:
+                ok = self._check_dynamic(space, dynamic, [buffers[i] for i in members if buffers[i].fixed is None]) and ok
             if not members:
                 continue
             spec = space_spec(arch, space)
@@ -152,7 +162,6 @@ class AllocateMemoryAddr(ModulePass):
             memory.capacity[space] = spec.capacity
             memory.live_peak[space] = peak.bytes
             for first, second in placement.collisions:
-                ok = False
                 self._report_collision(space, buffers[first], buffers[second])
             if placement.footprint > spec.capacity:
                 ok = False
@@ -163,7 +172,7 @@ class AllocateMemoryAddr(ModulePass):
             i64 = ir.IntegerType.get_signless(64, func.context)
             attrs: dict[int, ir.Attribute] = {}
             for i, b in enumerate(buffers):
-                if b.fixed is None:
+                if b.fixed is None and not b.dynamic:
                     addr = addrs[i]
                     if addr not in attrs:
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
@@ -173,8 +182,7 @@ class AllocateMemoryAddr(ModulePass):
             )
         return memory, ok
 
-    def _buffers(self, liveness: FunctionLiveness, arch: str) -> tuple[list[_Buffer], bool]:
-        ok = True
+    def _buffers(self, liveness: FunctionLiveness, arch: str) -> list[_Buffer]:
         buffers: list[_Buffer] = []
         # Printing a type is what reading it costs; types are uniqued, so once each.
         views: dict[ir.Type, tuple] = {}
@@ -186,23 +194,14 @@ class AllocateMemoryAddr(ModulePass):
             view, type_text = views[ty]
             if view is None or view.loc not in SPACES:  # the verifier reports malformed types
                 continue
-            fixed = None
-            if len(alloc.operands):
-                fixed = constant_int(alloc.operands[0])
-                if fixed is None:
-                    ok = False
-                    diagnostics.emit_error(
-                        alloc.location,
-                        f"'{alloc.name}' has an addr that is not an arith.constant; the allocator cannot "
-                        "keep other buffers clear of an address it does not know",
-                    )
-                    continue
+            fixed = constant_int(alloc.operands[0]) if len(alloc.operands) else None
+            dynamic = len(alloc.operands) > 0 and fixed is None
             if isinstance(view, MultiTileBufType):
                 size = view.region_bytes(space_spec(arch, view.loc).alignment)
             else:
                 size = view.nbytes
-            buffers.append(_Buffer(live, view.loc, size, type_text, fixed))
-        return buffers, ok
+            buffers.append(_Buffer(live, view.loc, size, type_text, fixed, dynamic))
+        return buffers
 
     def _record(self, liveness: FunctionLiveness, b: _Buffer, addr: int) -> BufferPlacement:
         loops = liveness.loops
@@ -227,12 +226,42 @@ class AllocateMemoryAddr(ModulePass):
     # -- errors -------------------------------------------------------------------
 
     def _report_collision(self, space: str, first: _Buffer, second: _Buffer) -> None:
-        diagnostics.emit_error(
+        # A warning, not an error: overlapping user addresses may be deliberate
+        # (one tile viewed through another), and what the pass places keeps
+        # clear of both either way.
+        diagnostics.emit_warning(
             second.alloc.location,
             f"buffer at fixed addr {second.fixed} ({second.size} bytes) overlaps the buffer at fixed "
-            f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both are live",
+            f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both are live; "
+            "both keep their addresses",
             notes=[(first.alloc.location, f"the other buffer, {first.type_text}, is allocated here")],
         )
+
+    def _check_dynamic(self, space: str, dynamic: list[_Buffer], to_place: list[_Buffer]) -> bool:
+        """Buffers at addresses that are not constants: fine while nothing the
+        pass places is live with them (they are left out of the usage), an
+        error otherwise (nothing could keep the placed buffers clear)."""
+        ok = True
+        for d in dynamic:
+            clash = next(
+                (b for b in to_place if not self.reuse or (b.live.start <= d.live.end and d.live.start <= b.live.end)),
+                None,
+            )
+            if clash is None:
+                diagnostics.emit_remark(
+                    d.alloc.location,
+                    f"'{d.alloc.name}' has an addr that is not a constant: not counted in {MEMORY_USAGE_ATTR}",
+                )
+                continue
+            ok = False
+            diagnostics.emit_error(
+                d.alloc.location,
+                f"'{d.alloc.name}' has an addr that is not a constant, and buffers to place in space "
+                f"\"{space}\" are live at the same time; the allocator cannot keep them clear of an "
+                "address it does not know",
+                notes=[(clash.alloc.location, f"this buffer, {clash.type_text}, is live at the same time")],
+            )
+        return ok
 
     def _report_overflow(
         self,

@@ -130,6 +130,42 @@ def alias_closure(value: ir.Value) -> set[ir.Value]:
     return seen
 
 
+def forward_aliases(value: ir.Value) -> set[ir.Value]:
+    """Every value that may name the buffer `value` names: `value` and where
+    it flows, through scf.yield to the parent scf.for/scf.if result (and, for
+    scf.for, the next iteration's iter_arg), and from an scf.for init operand
+    to its iter_arg and result.
+
+    Unlike `alias_closure` this does not go back from a join to the other
+    values flowing into it: for `%r = scf.if ... yield %a ... yield %b`,
+    `%r` may name `%a` or `%b`, but `%b` never names `%a`. So it answers
+    "which values may refer to this buffer" (for liveness, and for reads and
+    writes through aliases) without merging the buffers that meet at a join.
+    """
+    seen: set[ir.Value] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            owner = use.owner
+            name = owner.name
+            index = use.operand_number
+            if name == "scf.yield":
+                parent = owner.operation.parent
+                if parent.name in ("scf.for", "scf.if") and index < len(parent.results):
+                    work.append(parent.results[index])
+                    if parent.name == "scf.for":
+                        work.append(parent.regions[0].blocks[0].arguments[1 + index])
+            elif name == "scf.for" and index >= 3:
+                k = index - 3
+                work.append(owner.operation.regions[0].blocks[0].arguments[1 + k])
+                work.append(owner.operation.results[k])
+    return seen
+
+
 def _terminator(block: ir.Block) -> ir.Operation | None:
     ops = block.operations
     return ops[len(ops) - 1] if len(ops) else None
@@ -149,6 +185,7 @@ __all__ = [
     "buffer_type",
     "defining_alloc",
     "escape_reason",
+    "forward_aliases",
     "is_buffer",
     "op_access",
 ]

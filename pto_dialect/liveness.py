@@ -5,8 +5,11 @@ Every op of a function gets a *program point*: its index in a pre-order walk
 the points from the loop op to its last nested op). A buffer is what one
 `pto.alloc_tile` / `pto.alloc_multi_tile` defines; its *live range* is the
 closed interval of points from its definition to its last use, where a use
-of any alias counts (`multi_tile_get` results are the region; scf.for
-init/iter_arg/result and scf.if results through `buffers.alias_closure`).
+of any value that may name it counts (`multi_tile_get` results are the
+region; where it flows through scf.yield, scf.for iter_args and results and
+scf.if results, `buffers.forward_aliases`). A join like
+`%r = scf.if ... yield %a ... yield %b` makes a use of %r a use of both %a
+and %b, without making %a and %b one buffer.
 
 The range then covers a whole loop (from the loop op to its last nested op)
 when the buffer
@@ -33,11 +36,6 @@ or one with results or regions, like `scf.while` or a `func.call` that
 returns something; a yield of an op other than scf.for/scf.if) may be
 reached through values we cannot follow, so the buffer lives for the whole
 function.
-
-Allocs that alias each other (two allocs yielded by the branches of one
-`scf.if`, an init buffer and the buffer a loop yields for it) may each be
-what a later use reads, so they form one *alias group* and all get the
-group's range: the hull of the members' ranges.
 """
 
 from __future__ import annotations
@@ -47,7 +45,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .buffers import alias_closure
+from .buffers import forward_aliases
 from .catalogue import ALLOC_OPS, CATALOGUE
 from .loop_carried import loop_carried_buffers
 
@@ -96,7 +94,6 @@ class LiveRange:
     whole_loops: dict[int, str] = field(default_factory=dict)
     """Loops (indices) the range covers entirely, each with why."""
     whole_function: str = ""  # why it lives for the whole function, if it does
-    group: int = -1  # alias group id; allocs sharing one have the same range
 
     @property
     def is_region(self) -> bool:
@@ -115,13 +112,13 @@ class FunctionLiveness:
     _points: dict[ir.Operation, int] = field(default_factory=dict, repr=False)
 
 
-# Where alias_closure follows a buffer value through an op's results or regions.
+# Where forward_aliases follows a buffer value through an op's results or regions.
 _ALIASES_FOLLOWED = frozenset({"scf.for", "scf.if"})
 
 
 def untracked_alias(owner: ir.Operation) -> str | None:
     """Why a buffer operand of `owner` may be reachable through values that
-    `alias_closure` does not follow, or None when every alias is followed."""
+    `forward_aliases` does not follow, or None when every alias is followed."""
     name = owner.name
     if name in CATALOGUE or name in _ALIASES_FOLLOWED:
         return None
@@ -134,12 +131,13 @@ def untracked_alias(owner: ir.Operation) -> str | None:
 
 
 def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
-    """Every value naming (part of) the buffer `alloc` defines: its aliases
-    and, for a multi-tile region, each `multi_tile_get` result and theirs."""
+    """Every value that may name (part of) the buffer `alloc` defines: where
+    its result flows and, for a multi-tile region, each `multi_tile_get`
+    result and where that flows."""
     values: set[ir.Value] = set()
     work = [alloc.results[0]]
     while work:
-        for v in alias_closure(work.pop()):
+        for v in forward_aliases(work.pop()):
             if v in values:
                 continue
             values.add(v)
@@ -197,39 +195,16 @@ class _Numbering:
                 self.loops[inner].end = len(self.ops) - 1
 
 
-def _alias_groups(values: list[set[ir.Value]]) -> list[int]:
-    """Union-find over buffers that share an alias value; the group id of each."""
-    parent = list(range(len(values)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[ir.Value, int] = {}
-    for i, vals in enumerate(values):
-        for v in vals:
-            j = owner.setdefault(v, i)
-            if j != i:
-                a, b = find(i), find(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    return [find(i) for i in range(len(values))]
-
-
 def function_liveness(func: ir.Operation) -> FunctionLiveness:
     """The live range of every buffer allocated in `func` (any nesting)."""
     numbering = _Numbering(func)
     ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
     ranges: list[LiveRange] = []
-    values_of: list[set[ir.Value]] = []
     for p in numbering.allocs:
         alloc = ops[p]
         live = LiveRange(alloc, p, p)
         is_region = live.is_region
         values = buffer_values(alloc)
-        values_of.append(values)
         climbed: set[int] = set()
         for v in values:
             for use in v.uses:
@@ -275,26 +250,6 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
             live.end = max(live.end, loops[index].end)
         if live.whole_function:
             live.start, live.end = 0, len(ops) - 1
-
-    # Aliasing allocs share one range (the hull), and each other's reasons.
-    groups = _alias_groups(values_of)
-    members: dict[int, list[LiveRange]] = {}
-    for live, g in zip(ranges, groups):
-        live.group = g
-        members.setdefault(g, []).append(live)
-    for group in members.values():
-        if len(group) == 1:
-            continue
-        start = min(live.start for live in group)
-        end = max(live.end for live in group)
-        reasons: dict[int, str] = {}
-        for live in group:
-            for k, why in live.whole_loops.items():
-                reasons.setdefault(k, why)
-        whole_function = next((live.whole_function for live in group if live.whole_function), "")
-        for live in group:
-            live.start, live.end, live.whole_loops = start, end, dict(reasons)
-            live.whole_function = whole_function
 
     result = FunctionLiveness(ops, loops, ranges)
     result._points = points

@@ -12,8 +12,12 @@ before it writes its output. A read of a tracked buffer that is not in the set
 makes it loop-carried. Writes in an `scf.if` count only when both branches
 make them; writes in a nested `scf.for` count only when its trip count is a
 known constant >= 1 (it might run zero times). Accesses through aliases
-(iter_args, yields, if results) count as accesses to the buffer; a use the
-catalogue does not know counts as a read.
+(iter_args, yields, if results) count as accesses to every buffer the alias
+may name (`buffers.forward_aliases`): a read reads each of them, and a write
+is a definite write only when the alias can name just one tracked buffer
+(`%r = scf.if ... yield %a ... yield %b`: writing %r writes %a or %b, so
+neither is definitely written). A use the catalogue does not know counts as
+a read.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .buffers import alias_closure, op_access
+from .buffers import forward_aliases, op_access
 from .catalogue import CATALOGUE
 from .ir_utils import constant_int
 
@@ -44,8 +48,8 @@ def static_trip_count(for_op: ir.Operation) -> int | None:
 
 
 class _Walker:
-    def __init__(self, roots: dict[ir.Value, ir.Value]) -> None:
-        self.roots = roots  # alias value -> tracked buffer
+    def __init__(self, roots: dict[ir.Value, set[ir.Value]]) -> None:
+        self.roots = roots  # alias value -> the tracked buffers it may name
         self.carried: dict[ir.Value, Carried] = {}
 
     def walk_block(self, block: ir.Block, written: set[ir.Value]) -> set[ir.Value]:
@@ -62,9 +66,9 @@ class _Walker:
         return self.walk_block(blocks[0], set(written))
 
     def read(self, value: ir.Value, op: ir.Operation, written: set[ir.Value], how: str) -> None:
-        root = self.roots.get(value)
-        if root is not None and root not in written and root not in self.carried:
-            self.carried[root] = Carried(op, f"it is {how} by '{op.name}' before it is written in the iteration")
+        for root in self.roots.get(value, ()):
+            if root not in written and root not in self.carried:
+                self.carried[root] = Carried(op, f"it is {how} by '{op.name}' before it is written in the iteration")
 
     def visit(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
         access = op_access(op)
@@ -74,9 +78,9 @@ class _Walker:
             if op.name not in ("scf.yield", "scf.for"):
                 self.read(v, op, written, "used")
         for v in access.writes:
-            root = self.roots.get(v)
-            if root is not None:
-                written = written | {root}
+            targets = self.roots.get(v)
+            if targets is not None and len(targets) == 1:
+                written = written | targets
         name = op.name
         if name == "scf.if":
             then_written = self.walk_region(op.regions[0], written)
@@ -126,12 +130,12 @@ def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.
     `verdicts` may hold the `straight_line_verdict`s already computed."""
     body = loop.regions[0].blocks[0]
     carried: dict[ir.Value, Carried] = {}
-    roots: dict[ir.Value, ir.Value] = {}
+    roots: dict[ir.Value, set[ir.Value]] = {}
     for b in buffers:
         verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body)
         if verdict is UNDECIDED:
-            for alias in alias_closure(b):
-                roots.setdefault(alias, b)
+            for alias in forward_aliases(b):
+                roots.setdefault(alias, set()).add(b)
         elif verdict is not None:
             carried[b] = verdict
     if roots:

@@ -16,7 +16,9 @@ base the sweep hands out is aligned.
 A user placement that starts later than a buffer being placed, but while
 that buffer is still live, must not be under it: such future reservations
 are avoided explicitly (they are few; the cost is per reservation overlapping
-the buffer's range).
+the buffer's range). User placements may overlap each other (deliberate
+aliasing, or a mistake `fixed_collisions` reports): while any of them is
+live, the union of their ranges stays reserved.
 
 Cost: sorting the 2n events, then O(log n) per event for the free list
 (sortedcontainers), so O(n log n) in the number of buffers, plus the future
@@ -96,6 +98,24 @@ class _FreeSpace:
         self._add(hole_start, start)
         self._add(end, hole_end)
         return True
+
+    def take_free_parts(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Mark the free parts of [start, end) used and return them (the rest
+        is already used)."""
+        parts = []
+        i = max(self.by_addr.bisect_right(start) - 1, 0)
+        keys = self.by_addr.keys()
+        while i < len(keys) and keys[i] < end:
+            lo, hi = max(keys[i], start), min(self.by_addr[keys[i]], end)
+            if lo < hi:
+                parts.append((lo, hi))
+            i += 1
+        if self.top < end:
+            parts.append((max(self.top, start), end))
+        for lo, hi in parts:
+            taken = self.take(lo, hi)
+            assert taken, "a free part was not free"
+        return parts
 
     def free(self, start: int, end: int) -> None:
         i = self.by_addr.bisect_left(start)
@@ -197,19 +217,25 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
 
     placement = Placement(collisions=fixed_collisions(requests, alignment))
     space = _FreeSpace()
-    holding: set[int] = set()  # keys whose range is marked used now
+    held: dict[int, list[tuple[int, int]]] = {}  # key -> the address ranges it holds now
+    live_fixed: dict[int, tuple[int, int]] = {}  # fixed keys live now -> their range
     for _, phase, _, key in events:
         size = need[key]
         r = by_key[key]
         if phase == 0:
-            if key in holding:
-                holding.discard(key)
-                space.free(placement.addrs[key], placement.addrs[key] + size)
+            for lo, hi in held.pop(key, ()):
+                space.free(lo, hi)
+            gone = live_fixed.pop(key, None)
+            if gone is not None:
+                # overlapping fixed buffers still live take back what was shared
+                for other, (lo, hi) in live_fixed.items():
+                    if lo < gone[1] and gone[0] < hi:
+                        held[other].extend(space.take_free_parts(lo, hi))
             continue
         if phase == 1:
             placement.addrs[key] = r.fixed
-            if space.take(r.fixed, r.fixed + size):
-                holding.add(key)
+            live_fixed[key] = (r.fixed, r.fixed + size)
+            held[key] = space.take_free_parts(r.fixed, r.fixed + size)
             continue
         blocked = []
         if fixed:
@@ -221,7 +247,7 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
         taken = space.take(base, base + size)
         assert taken, "best_fit returned a range that is not free"
         placement.addrs[key] = base
-        holding.add(key)
+        held[key] = [(base, base + size)]
 
     placement.footprint = max((placement.addrs[r.key] + r.size for r in requests), default=0)
     return placement

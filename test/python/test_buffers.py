@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from pto_dialect.buffers import alias_closure, defining_alloc, escape_reason, is_buffer, op_access
+from pto_dialect.buffers import alias_closure, defining_alloc, escape_reason, forward_aliases, is_buffer, op_access
 from pto_dialect.dialect import load_dialect
 
 V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
@@ -84,6 +84,11 @@ def test_alias_closure_through_for_iter_args_and_if_results():
     # the closure is symmetric: from any member, the same set
     assert alias_closure(other) == expected
     assert alias_closure(if_op.results[0]) == expected
+    # forward: where each value flows, not back from a join to its other sources
+    assert forward_aliases(init) == {init, iter_arg, loop.results[0], if_op.results[0]}
+    assert forward_aliases(nxt) == {nxt, iter_arg, loop.results[0], if_op.results[0]}
+    assert forward_aliases(other) == {other, if_op.results[0]}
+    assert forward_aliases(if_op.results[0]) == {if_op.results[0]}
     assert escape_reason(nxt) == "it is yielded by scf.yield"
     assert escape_reason(init) == "it is passed to a nested loop's iter_args"
 

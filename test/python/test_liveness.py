@@ -158,7 +158,7 @@ def test_branches_of_an_if_are_disjoint():
     assert r["a"].end < r["b"].start
 
 
-def test_if_results_and_iter_args_make_one_alias_group():
+def test_uses_through_if_results_and_iter_args_count_for_every_buffer_they_may_name():
     body = f"""
   {alloc("a")}
   {alloc("b")}
@@ -174,13 +174,42 @@ def test_if_results_and_iter_args_make_one_alias_group():
     scf.yield %next : !v
   }}
   "pto.tadd"(%r, %res, %res) {{at = "last"}} : (!v, !v, !v) -> ()"""
-    _, _, r, p, _ = analyse(body, args=", %cond: i1")
-    assert r["a"].group == r["b"].group != r["init"].group
-    assert r["init"].group == r["next"].group
+    _module, _, r, p, loops = analyse(body, args=", %cond: i1")
+    (start, end), = loops
     for tag in ("a", "b", "init", "next"):
-        assert r[tag].end == p["last"]
-    assert (r["a"].start, r["a"].end) == (r["b"].start, r["b"].end)
-    assert (r["init"].start, r["init"].end) == (r["next"].start, r["next"].end)
+        assert r[tag].end == p["last"], tag
+    # the join does not make %a and %b one buffer: each starts at its own definition
+    assert r["a"].start < r["b"].start
+    # %init is what the first iteration's %cur reads; %next is what later
+    # iterations read through %cur before writing %next: loop-carried
+    assert r["init"].start < start
+    assert r["next"].start == start
+    assert "loop-carried" in r["next"].whole_loops[0]
+
+
+def test_a_join_does_not_merge_the_lifetimes_of_its_sources():
+    """Two tiles yielded into one scf.if result later in the code than the
+    first tile's own uses: the first tile's range stops at its own uses and
+    the result's, not at the second tile's."""
+    body = f"""
+  {alloc("x")}
+  {load("x")}
+  {store("x", "x_last")}
+  {alloc("a")}
+  {load("a")}
+  %r = scf.if %cond -> (!v) {{
+    scf.yield %a : !v
+  }} else {{
+    scf.yield %x : !v
+  }}
+  {store("a", "a_last")}
+  {alloc("late")}
+  {store("late", "late_use")}"""
+    _module, _, r, p, _ = analyse(body, args=", %cond: i1")
+    # %x flows into %r (unused): its last use is the yield, before %a's last use
+    assert r["x"].end < p["a_last"]
+    assert r["a"].end == p["a_last"]
+    assert r["late"].start > r["a"].end
 
 
 def test_unanalysed_loops_and_unknown_aliases_are_conservative():

@@ -102,3 +102,42 @@ def test_static_trip_count():
         )
         loops = [op for op in module.body.operations[0].regions[0].blocks[0].operations if op.name == "scf.for"]
         assert [static_trip_count(l.operation) for l in loops] == [4, 0, None]
+
+
+def test_a_write_through_a_join_is_not_a_definite_write():
+    # %r is %a or %b: loading into %r may leave %a untouched, so the store
+    # of %a may read what the previous iteration left: %a is loop-carried.
+    body = f"""{alloc("a")}
+    {alloc("b")}
+    %r = scf.if %cond -> (!v) {{
+      scf.yield %a : !v
+    }} else {{
+      scf.yield %b : !v
+    }}
+    {LOAD.format(t="r")}
+    {STORE.format(t="a")}"""
+    assert set(carried(body, ", %cond: i1")) == {"a"}
+
+
+def test_a_read_through_a_join_reads_every_buffer_it_may_name():
+    body = f"""{alloc("a")}
+    {alloc("b")}
+    %r = scf.if %cond -> (!v) {{
+      scf.yield %a : !v
+    }} else {{
+      scf.yield %b : !v
+    }}
+    {STORE.format(t="r")}"""
+    assert set(carried(body, ", %cond: i1")) == {"a", "b"}
+
+
+def test_a_write_through_an_alias_of_one_buffer_is_definite():
+    body = f"""{alloc("a")}
+    %r = scf.if %cond -> (!v) {{
+      scf.yield %a : !v
+    }} else {{
+      scf.yield %a : !v
+    }}
+    {LOAD.format(t="r")}
+    {STORE.format(t="a")}"""
+    assert carried(body, ", %cond: i1") == {}
