@@ -320,10 +320,29 @@ class _TileOp:
             raise OpFault(f"operand '{operand}' is not a tile")
         return ref
 
-    def record(self, reads, writes, elements: int, macs: int = 0) -> None:
+    def record(self, frame: Frame, elements: int, macs: int = 0) -> None:
+        """Append the trace event of this execution: what the op reads and
+        writes is the catalogue's, so the trace and the passes agree."""
+        spec = self.spec
         self.interp.trace.append(
-            TraceEvent(self.name, self.pipe, self.where, tuple(reads), tuple(writes), elements, macs)
+            TraceEvent(
+                self.name,
+                self.pipe,
+                self.where,
+                tuple(self._access(frame, i) for i in spec.read_indices),
+                tuple(self._access(frame, i) for i in spec.write_indices),
+                elements,
+                macs,
+            )
         )
+
+    def _access(self, frame: Frame, index: int):
+        value = frame[self.slots[index]]
+        if isinstance(value, GlobalBuffer):  # a tload/tstore block, the shape of its tile
+            tile = next(frame[s] for s in self.slots if isinstance(frame[s], TileRef))
+            row, col = frame[self.slots[self.spec.index("row")]], frame[self.slots[self.spec.index("col")]]
+            return value.access(row, col, *tile.layout.shape)
+        return value.access()
 
 
 def _global(value, operand: str) -> GlobalBuffer:
@@ -346,7 +365,7 @@ def _compile_tload(c: _Compiler, op: ir.Operation) -> Instr:
         rows, cols = layout.shape
         d.store(g.block(r, k, rows, cols))
         if t.interp.trace is not None:
-            t.record([g.access(r, k, rows, cols)], [d.access()], layout.elements)
+            t.record(frame, layout.elements)
 
     return run
 
@@ -367,7 +386,7 @@ def _compile_tstore(c: _Compiler, op: ir.Operation) -> Instr:
         block[...] = t.read(s, "src")
         g.written = True
         if t.interp.trace is not None:
-            t.record([s.access()], [g.access(r, k, rows, cols)], layout.elements)
+            t.record(frame, layout.elements)
 
     return run
 
@@ -386,7 +405,7 @@ def _compile_binary(c: _Compiler, op: ir.Operation) -> Instr:
         vb = to_compute(dtype, t.read(rb, "b"))
         rd.store(to_storage(dtype, tile_ops.binary(name, dtype, va, vb)))
         if t.interp.trace is not None:
-            t.record([ra.access(), rb.access()], [rd.access()], rd.layout.elements)
+            t.record(frame, rd.layout.elements)
 
     return run
 
@@ -404,7 +423,7 @@ def _compile_with_scalar(c: _Compiler, op: ir.Operation) -> Instr:
         va = to_compute(dtype, t.read(ra, "a"))
         rd.store(to_storage(dtype, tile_ops.with_scalar(name, dtype, va, frame[s])))
         if t.interp.trace is not None:
-            t.record([ra.access()], [rd.access()], rd.layout.elements)
+            t.record(frame, rd.layout.elements)
 
     return run
 
@@ -422,7 +441,7 @@ def _compile_unary(c: _Compiler, op: ir.Operation) -> Instr:
         va = to_compute(dtype, t.read(ra, "a"))
         rd.store(to_storage(dtype, tile_ops.unary(name, dtype, va)))
         if t.interp.trace is not None:
-            t.record([ra.access()], [rd.access()], rd.layout.elements)
+            t.record(frame, rd.layout.elements)
 
     return run
 
@@ -443,7 +462,7 @@ def _compile_tcvt(c: _Compiler, op: ir.Operation) -> Instr:
         va = to_compute(src, t.read(ra, "a"))
         rd.store(to_storage(out, tile_ops.cvt(src, out, va)))
         if t.interp.trace is not None:
-            t.record([ra.access()], [rd.access()], rd.layout.elements)
+            t.record(frame, rd.layout.elements)
 
     return run
 
@@ -459,7 +478,7 @@ def _compile_tmov(c: _Compiler, op: ir.Operation) -> Instr:
             raise _same_dtype_fault(t.name, rs.layout.dtype, rd.layout.dtype)
         rd.store(t.read(rs, "src"))
         if t.interp.trace is not None:
-            t.record([rs.access()], [rd.access()], rd.layout.elements)
+            t.record(frame, rd.layout.elements)
 
     return run
 
@@ -483,8 +502,7 @@ def _compile_matmul(c: _Compiler, op: ir.Operation) -> Instr:
         acc = to_compute(out_dtype, t.read(rd, "acc")) if accumulate else None
         rd.store(to_storage(out_dtype, tile_ops.matmul(in_dtype, out_dtype, vl, vr, acc)))
         if t.interp.trace is not None:
-            reads = [rl.access(), rr.access()] + ([rd.access()] if accumulate else [])
-            t.record(reads, [rd.access()], m * n, m * n * k)
+            t.record(frame, m * n, m * n * k)
 
     return run
 
