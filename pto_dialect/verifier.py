@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 from mlir import ir
+from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from . import diagnostics
-from .ir_utils import constant_int, walk_ops
+from .ir_utils import ConstantInts, walk_ops
 from .targets import TARGETS, ArchError, module_arch, space_spec
 from .types import DTYPE_BYTES, MAX_SLOTS, MIN_SLOTS, SPACES, TileBufType, buffer_type, multi_tile_type, tile_type
 
@@ -66,6 +67,10 @@ class _Verifier:
         self.arch = arch
         self.ok = True
         self._type_problem: dict[ir.Type, str | None] = {}
+        self._transfer_shapes: dict[tuple[ir.Type, ir.Type], object] = {}
+        self._i64 = ir.IntegerType.get_signless(64)
+        # Constants do not change while we verify: memoise them.
+        self.constants = ConstantInts()
 
     def error(self, op: ir.Operation, message: str) -> None:
         self.ok = False
@@ -119,18 +124,24 @@ class _Verifier:
             problem = f"invalid type {key}: {problem}"
         return problem
 
-    def check_types(self, op: ir.Operation) -> None:
+    def check_types(self, op: ir.Operation, name: str) -> None:
         types = [r.type for r in op.results]
-        for region in op.regions:
-            for block in region.blocks:
-                types.extend(arg.type for arg in block.arguments)
+        if len(op.regions):
+            for region in op.regions:
+                for block in region.blocks:
+                    types.extend(arg.type for arg in block.arguments)
         # Types held by attributes: a function declaration's signature has no
-        # block arguments to carry them.
-        attrs = op.attributes
-        for i in range(len(attrs)):
-            attr = attrs[i].attr
-            if isinstance(attr, ir.TypeAttr):
-                types.append(attr.value)
+        # block arguments to carry them. Of the dialects pto kernels use,
+        # only func.func holds types in attributes; ops of other dialects
+        # might, so they are read too.
+        if name == "func.func" or not name.startswith(_NO_TYPE_ATTRS):
+            attrs = op.attributes
+            for i in range(len(attrs)):
+                attr = attrs[i].attr
+                if isinstance(attr, ir.TypeAttr):
+                    types.append(attr.value)
+        if not types:
+            return
         problems = dict.fromkeys(p for p in map(self.type_problem, types) if p)
         for problem in problems:
             self.error(op, problem)
@@ -140,7 +151,7 @@ class _Verifier:
     def check_alloc(self, op: ir.Operation) -> None:
         if len(op.operands) == 0:
             return
-        addr = constant_int(op.operands[0])
+        addr = self.constants(op.operands[0])
         if addr is None:
             return
         view = buffer_type(op.results[0].type)
@@ -161,7 +172,7 @@ class _Verifier:
 
     def check_multi_tile_get(self, op: ir.Operation) -> None:
         mb = multi_tile_type(op.operands[0].type)
-        slot = constant_int(op.operands[1])
+        slot = self.constants(op.operands[1])
         if mb is not None and slot is not None and not 0 <= slot < mb.count:
             self.error(op, f"slot {slot} is out of range [0, {mb.count})")
 
@@ -177,62 +188,101 @@ class _Verifier:
             )
 
     def check_transfer(self, op: ir.Operation, memref_index: int, tile_index: int, row_index: int) -> None:
-        memref_type = op.operands[memref_index].type
-        tile = tile_type(op.operands[tile_index].type)
-        if tile is None or not isinstance(memref_type, ir.MemRefType):
+        operands = op.operands
+        memref_type = operands[memref_index].type
+        tile_ir_type = operands[tile_index].type
+        key = (memref_type, tile_ir_type)
+        shape_check = self._transfer_shapes.get(key)
+        if shape_check is None:
+            shape_check = self._transfer_shapes[key] = self._transfer_types(memref_type, tile_ir_type)
+        if isinstance(shape_check, str):
+            self.error(op, shape_check)
             return
-        if memref_type.rank != 2:
-            self.error(op, f"memref must have rank 2, got {memref_type}")
-            return
-        element = str(memref_type.element_type)
-        if element != tile.dtype:
-            self.error(op, f"memref element type {element} does not match tile element type {tile.dtype}")
-            return
-        if len(tile.shape) != 2:
-            return
-        for axis, (offset_value, extent, size) in enumerate(
-            zip(op.operands[row_index : row_index + 2], tile.shape, memref_type.shape)
-        ):
-            offset = constant_int(offset_value)
-            if offset is None or ir.ShapedType.is_dynamic_size(size):
+        memref_text, extents, sizes = shape_check
+        for axis in range(len(extents)):
+            size = sizes[axis]
+            if size is None:
                 continue
-            if offset < 0 or offset + extent > size:
+            offset = self.constants(operands[row_index + axis])
+            extent = extents[axis]
+            if offset is not None and (offset < 0 or offset + extent > size):
                 what = "row" if axis == 0 else "col"
                 self.error(
                     op,
-                    f"{what} range [{offset}, {offset + extent}) is out of bounds of {memref_type} (dimension {axis} has {size})",
+                    f"{what} range [{offset}, {offset + extent}) is out of bounds of {memref_text} (dimension {axis} has {size})",
                 )
+
+    def _transfer_types(self, memref_type: ir.Type, tile_ir_type: ir.Type):
+        """For a (memref, tile) type pair: an error message, or what the
+        bounds check needs: (memref text, tile extents, static memref sizes)."""
+        tile = tile_type(tile_ir_type)
+        if tile is None or not isinstance(memref_type, ir.MemRefType):
+            return (str(memref_type), (), ())
+        if memref_type.rank != 2:
+            return f"memref must have rank 2, got {memref_type}"
+        element = str(memref_type.element_type)
+        if element != tile.dtype:
+            return f"memref element type {element} does not match tile element type {tile.dtype}"
+        if len(tile.shape) != 2:
+            return (str(memref_type), (), ())
+        sizes = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in memref_type.shape)
+        return (str(memref_type), tile.shape, sizes)
 
     def check_stages(self, op: ir.Operation) -> None:
         attr = op.attributes[STAGES_ATTR]
         if op.name != "scf.for":
             self.error(op, f"'{STAGES_ATTR}' is only allowed on scf.for")
-        elif not (isinstance(attr, ir.IntegerAttr) and str(attr.type) == "i64" and attr.value >= 1):
+        elif not (isinstance(attr, ir.IntegerAttr) and attr.type == self._i64 and attr.value >= 1):
             self.error(op, f"'{STAGES_ATTR}' must be an i64 integer >= 1, got {attr}")
 
     def visit(self, op: ir.Operation) -> None:
+        """Every rule: types (once after parsing) and ops."""
         name = op.name
-        self.check_types(op)
-        if name.startswith("pto."):
-            if name in ("pto.alloc_tile", "pto.alloc_multi_tile"):
-                self.check_alloc(op)
-            elif name == "pto.multi_tile_get":
-                self.check_multi_tile_get(op)
-            elif name in ("pto.tmatmul", "pto.tmatmul_acc"):
-                self.check_matmul(op)
-            elif name == "pto.tload":
-                self.check_transfer(op, 0, 3, 1)
-            elif name == "pto.tstore":
-                self.check_transfer(op, 1, 0, 2)
-        if STAGES_ATTR in op.attributes:
+        # Values are checked where they are defined (results, block
+        # arguments): ops whose results cannot be pto types are skipped.
+        if not (name.startswith(_SCALAR_RESULT_DIALECTS) and name != "arith.select"):
+            self.check_types(op, name)
+        self.check_op(op, name)
+        if name != "scf.for" and STAGES_ATTR in op.attributes:
             self.check_stages(op)
 
+    def check_op(self, op: ir.Operation, name: str) -> None:
+        """The rules about one op and the constants it uses."""
+        check = self._OP_CHECKS.get(name)
+        if check is not None:
+            check(self, op)
+        elif name == "scf.for" and STAGES_ATTR in op.attributes:
+            self.check_stages(op)
 
-def verify_module(module: ir.Operation, arch: str | None = None) -> bool:
-    """Check every rule of CONTRACT 2.5 on `module`; emit an error at each
+    _OP_CHECKS = {
+        "pto.alloc_tile": check_alloc,
+        "pto.alloc_multi_tile": check_alloc,
+        "pto.multi_tile_get": check_multi_tile_get,
+        "pto.tmatmul": check_matmul,
+        "pto.tmatmul_acc": check_matmul,
+        "pto.tload": lambda self, op: self.check_transfer(op, 0, 3, 1),
+        "pto.tstore": lambda self, op: self.check_transfer(op, 1, 0, 2),
+    }
+
+
+# Dialects whose ops only make scalar results (arith.select aside: it
+# selects between values of any type) and have no regions.
+_SCALAR_RESULT_DIALECTS = ("arith.", "math.", "index.")
+# Dialects whose ops hold no types in attributes (checked by name prefix).
+_NO_TYPE_ATTRS = ("pto.", "arith.", "scf.", "memref.", "math.", "index.")
+
+
+def verify_module(module: ir.Operation, arch: str | None = None, check_types: bool = True) -> bool:
+    """Check the rules of CONTRACT 2.5 on `module`; emit an error at each
     offending op. Returns True when there is none.
 
     `arch` overrides the module's `pto.target_arch` (as a pass option does).
+    `check_types=False` skips the rules about types and where
+    `pto.pipeline_stages` may appear: passes cannot break them (no pass
+    makes an invalid pto type: upstream passes cannot make pto types at all,
+    ours make valid ones), so after the check that follows parsing only the
+    op rules need checking again, and those only on the ops they are about,
+    which a walk in C++ finds without calling Python for the others.
     """
     try:
         arch = arch or module_arch(module) or "a3"
@@ -243,6 +293,12 @@ def verify_module(module: ir.Operation, arch: str | None = None) -> bool:
         diagnostics.emit_error(module.location, f"unknown arch '{arch}'")
         return False
     v = _Verifier(arch)
-    for op in walk_ops(module):
-        v.visit(op)
+    if check_types:
+        for op in walk_ops(module):
+            v.visit(op)
+        return v.ok
+    patterns = RewritePatternSet()
+    for name in (*_Verifier._OP_CHECKS, "scf.for"):
+        patterns.add(name, lambda op, _rewriter, name=name: v.check_op(op.operation, name) or True)
+    walk_and_apply_patterns(module, patterns.freeze())
     return v.ok
