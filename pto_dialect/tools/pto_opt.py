@@ -352,7 +352,8 @@ class Driver:
                 # Like mlir-opt: one entry per chunk (empty when it failed),
                 # joined by the split marker.
                 self.outputs.append(self.render(module) if succeeded else "")
-                name_locations(ctx_report.report, self.display_name)
+                if opts.report_file or opts.memory_report:
+                    name_locations(ctx_report.report, self.display_name)
                 self.reports.append(ctx_report.report)
         if verifying:
             self.check_expectations(chunk, whole_text, [drop_op_dump_notes(d) for d in collector.diags])
@@ -397,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
         if opts.has("help"):
             print(USAGE.format(llvm=LLVM_VERSION))
             return 0
+        from .common import import_mlir_without_numpy
+
+        import_mlir_without_numpy()
         if opts.has("list-passes"):
             print(list_passes(opts.has("verbose")))
             return 0
