@@ -5,7 +5,8 @@ and without iter_args, scf.if with and without results, multi-tile regions
 read through multi_tile_get, a few tiles at user-given addresses) as a small
 tree written here, prints them as pto IR, and runs the pass. The checker
 never looks at the pass's liveness. It *executes* the tree: every
-combination of branch conditions, every loop iteration, recording for each
+combination of branch conditions (some alternate between iterations),
+every loop iteration, recording for each
 tile op which buffers (a tile, or one slot of a region) it reads and writes,
 in order. A value written at time w and read at time r must survive
 (w, r): no buffer whose address range overlaps it may be written in
@@ -77,6 +78,31 @@ def pick(g: Gen, options: list):
     return options[-1 - min(k, len(options) - 1)]
 
 
+def gen_cond(g: Gen, iv: str | None) -> tuple[int, str | None, str]:
+    """A branch condition: function argument %condK, inside a loop possibly
+    xor-ed with `iv is even`, so branches can alternate between iterations."""
+    k = g.draw(st.integers(0, MAX_CONDS - 1))
+    g.conds = max(g.conds, k + 1)
+    varies = iv if iv is not None and g.draw(st.booleans()) else None
+    return (k, varies, g.fresh("c"))
+
+
+def cond_value(cond, conds: tuple, ivs: dict) -> bool:
+    k, iv, _ = cond
+    return conds[k] ^ (iv is not None and ivs[iv] % 2 == 0)
+
+
+def print_cond(cond, out: list[str], indent: str) -> str:
+    k, iv, name = cond
+    if iv is None:
+        return f"%cond{k}"
+    out.append(f"{indent}%{name}_two = arith.constant 2 : index")
+    out.append(f"{indent}%{name}_par = arith.remui %{iv}, %{name}_two : index")
+    out.append(f"{indent}%{name}_even = arith.cmpi eq, %{name}_par, %c0 : index")
+    out.append(f"{indent}%{name} = arith.xori %cond{k}, %{name}_even : i1")
+    return f"%{name}"
+
+
 def gen_block(g: Gen, scope: list[tuple[str, str]], depth: int, iv: str | None, regions_here: list) -> list:
     """A list of statements; `scope` holds (ssa name, type key) visible here
     (a copy: names made here do not leak out)."""
@@ -146,16 +172,14 @@ def gen_block(g: Gen, scope: list[tuple[str, str]], depth: int, iv: str | None, 
             if carry:
                 scope.append((carry[2], carry[3]))
         elif kind == "if":
-            cond = g.draw(st.integers(0, MAX_CONDS - 1))
-            g.conds = max(g.conds, cond + 1)
+            cond = gen_cond(g, iv)
             then = gen_block(g, scope, depth + 1, iv, regions_here)
             other = gen_block(g, scope, depth + 1, iv, regions_here) if g.draw(st.booleans()) else []
             stmts.append(("if", cond, then, other))
         else:  # ifsel: %r = scf.if %c -> (!t) { yield %a } else { yield %b }
             a, tkey = pick(g, scope)
             b = pick(g, [n for n, t in scope if t == tkey])
-            cond = g.draw(st.integers(0, MAX_CONDS - 1))
-            g.conds = max(g.conds, cond + 1)
+            cond = gen_cond(g, iv)
             name = g.fresh("r")
             stmts.append(("ifsel", cond, a, b, name, tkey))
             scope.append((name, tkey))
@@ -221,7 +245,7 @@ def print_block(stmts, out: list[str], indent: str) -> None:
             out.append(f"{indent}}}")
         elif kind == "if":
             _, cond, then, other = s
-            out.append(f"{indent}scf.if %cond{cond} {{")
+            out.append(f"{indent}scf.if {print_cond(cond, out, indent)} {{")
             print_block(then, out, indent + "  ")
             if other:
                 out.append(f"{indent}}} else {{")
@@ -230,7 +254,8 @@ def print_block(stmts, out: list[str], indent: str) -> None:
         elif kind == "ifsel":
             _, cond, a, b, name, tkey = s
             ty = TYPES[tkey][0]
-            out.append(f"{indent}%{name} = scf.if %cond{cond} -> ({ty}) {{")
+            c = print_cond(cond, out, indent)
+            out.append(f"{indent}%{name} = scf.if {c} -> ({ty}) {{")
             out.append(f"{indent}  scf.yield %{a} : {ty}")
             out.append(f"{indent}}} else {{")
             out.append(f"{indent}  scf.yield %{b} : {ty}")
@@ -300,10 +325,10 @@ def run(stmts, env: dict, conds: tuple, trace: Trace, ivs: dict) -> None:
                 env[carry[2]] = env[carry[1]]
         elif kind == "if":
             _, cond, then, other = s
-            run(then if conds[cond] else other, dict(env), conds, trace, ivs)
+            run(then if cond_value(cond, conds, ivs) else other, dict(env), conds, trace, ivs)
         elif kind == "ifsel":
             _, cond, a, b, name, _ = s
-            env[name] = env[a] if conds[cond] else env[b]
+            env[name] = env[a] if cond_value(cond, conds, ivs) else env[b]
 
 
 def placed_ranges(gen: Gen, addrs: dict[str, int]) -> dict[tuple, tuple[str, int, int]]:
@@ -436,3 +461,38 @@ def test_the_checker_catches_a_clobber():
     run(loop, {}, (), trace, {})
     assert clobbers(trace, placed_ranges(gen, {"acc": 0, "x": 1024, "y": 0}))
     assert not clobbers(trace, placed_ranges(gen, {"acc": 0, "x": 1024, "y": 1024}))
+
+
+def check_tree(stmts, gen: Gen) -> list[str]:
+    """Allocate the kernel of `stmts` and run the checker: the problems."""
+    text = print_kernel(stmts)
+    _, addrs, _ = allocate(text)
+    ranges = placed_ranges(gen, addrs)
+    problems = []
+    for conds in itertools.product([False, True], repeat=MAX_CONDS):
+        trace = Trace()
+        run(stmts, {}, conds, trace, {})
+        problems += clobbers(trace, ranges)
+    return problems
+
+
+def test_a_write_through_a_join_in_a_loop_does_not_hide_a_carried_tile():
+    """In each iteration %r is %a or %b, alternating: loading into %r leaves
+    %a untouched every other iteration, so the store of %a reads what an
+    earlier iteration left there. %late, defined after that store, must not
+    take %a's address."""
+    cond = (0, "i", "alt")
+    body = [
+        ("alloc", "a", "v32", None),
+        ("alloc", "b", "v32", None),
+        ("ifsel", cond, "a", "b", "r", "v32"),
+        ("load", "r", "v32", "i"),
+        ("store", "a", "v32", "i"),
+        ("store", "b", "v32", "i"),
+        ("alloc", "late", "v32", None),
+        ("load", "late", "v32", "i"),
+        ("store", "late", "v32", "i"),
+    ]
+    stmts = [("for", 3, "i", body, None, None)]
+    gen = Gen(None, allocs={t: ("v32", None) for t in ("a", "b", "late")})
+    assert check_tree(stmts, gen) == []
