@@ -263,8 +263,14 @@ class Runner:
         if mismatch is None:
             print(f"compare: identical after '{self.opts.compare_pipeline}' ({len(before.buffers)} buffers, {len(before.scalars)} returned values)")
             return 0
+        from .. import diagnostics
+
         location = find_function(module.operation, function).location
-        self.error(location, f"results differ after '{self.opts.compare_pipeline}': {mismatch.message()}")
+        message = f"results differ after '{self.opts.compare_pipeline}': {mismatch.message()}"
+        notes = []
+        if before.warnings:  # then the difference may be the kernel's fault, not the pipeline's
+            notes.append((before.warnings[0].location, "the kernel reads tile memory it never wrote here: such bytes are undefined and a pipeline may change them"))
+        diagnostics.emit_error(location, message, notes)
         return 1
 
     def save(self, before, after) -> bool:
