@@ -220,7 +220,9 @@ def schedule(pm: PassManager, passes: list[ModulePass | str], ctx: PassContext) 
             raise PipelineError(str(e).strip()) from None
         pending_cpp.clear()
         if ctx.verify_each:
-            pm.add(_verify_after_cpp_passes, name="PtoVerify", argument="pto-verify")
+            # Named apart from the user-visible pto-verify pass, so IR dumps
+            # and timing say what it is.
+            pm.add(_verify_after_cpp_passes, name="PtoVerifyAfterUpstreamPasses", argument="pto-verify-after-upstream")
 
     for item in passes:
         if isinstance(item, str):

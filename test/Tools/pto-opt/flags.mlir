@@ -48,6 +48,8 @@
 // AFTER: // -----// IR Dump After CSE (cse) //----- //
 // AFTER-NEXT: module {
 // AFTER: "pto.tload"(%arg0, %c0, %c0, %0)
+// The pto rules are checked again after upstream passes, by a step of its own:
+// AFTER: // -----// IR Dump After PtoVerifyAfterUpstreamPasses (pto-verify-after-upstream) //----- //
 // AFTER: // -----// IR Dump After PtoVerify (pto-verify) //----- //
 // AFTER-NEXT: module {
 //
