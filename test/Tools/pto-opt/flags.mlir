@@ -27,8 +27,8 @@
 // RUN: pto-opt %s --mlir-print-debuginfo | FileCheck %s --check-prefix=DEBUG
 // RUN: pto-opt --mlir-print-debuginfo < %s | FileCheck %s --check-prefix=DEBUG-STDIN
 // DEBUG: "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32> loc([[LOC:#loc[0-9]*]])
-// DEBUG: [[LOC]] = loc("{{.*}}flags.mlir":[[# @LINE + 37]]:8)
-// DEBUG-STDIN: loc("<stdin>":[[# @LINE + 36]]:8)
+// DEBUG: [[LOC]] = loc("{{.*}}flags.mlir":[[# @LINE + 39]]:8)
+// DEBUG-STDIN: loc("<stdin>":[[# @LINE + 38]]:8)
 //
 // RUN: pto-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 // GENERIC: "builtin.module"() ({
