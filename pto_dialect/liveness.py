@@ -40,7 +40,6 @@ function.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -195,17 +194,59 @@ class _Numbering:
                 self.loops[inner].end = len(self.ops) - 1
 
 
+def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], confined: list[bool]) -> None:
+    """Give every buffer loop-carried through memory in an scf.for that loop.
+
+    A buffer used only inside the innermost loop around its definition (the
+    common case) is touched by the loops enclosing that one only through it:
+    their walks would see exactly the accesses the inner loop's walk sees,
+    so that walk decides for all of them, and one walk per loop over the
+    buffers it holds directly keeps the cost linear in the nesting depth.
+    A buffer whose aliases leave that loop gets a walk per enclosing scf.for.
+    """
+    loops, loop_of = numbering.loops, numbering.loop_of
+    own: dict[int, list[int]] = {}  # loop -> buffers it decides for, with its enclosing loops
+    each: dict[int, list[int]] = {}  # loop -> buffers it decides for alone
+    for i, p in enumerate(numbering.allocs):
+        home = loop_of[p]
+        if home == -1:
+            continue
+        if confined[i] and loops[home].analysed:
+            own.setdefault(home, []).append(i)
+            continue
+        loop = home
+        while loop != -1:
+            if loops[loop].analysed:
+                each.setdefault(loop, []).append(i)
+            loop = loops[loop].parent
+    for index, members in (*own.items(), *each.items()):
+        by_value = {ranges[i].alloc.results[0]: i for i in members}
+        carried = loop_carried_buffers(loops[index].op, list(by_value))
+        for value, why in carried.items():
+            live = ranges[by_value[value]]
+            reason = f"loop-carried through memory: {why.reason}"
+            live.whole_loops.setdefault(index, reason)
+            if members is own.get(index):
+                loop = loops[index].parent
+                while loop != -1:
+                    live.whole_loops.setdefault(loop, reason)
+                    loop = loops[loop].parent
+
+
 def function_liveness(func: ir.Operation) -> FunctionLiveness:
     """The live range of every buffer allocated in `func` (any nesting)."""
     numbering = _Numbering(func)
     ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
     ranges: list[LiveRange] = []
+    confined: list[bool] = []  # every use inside the innermost loop around the definition
     for p in numbering.allocs:
         alloc = ops[p]
         live = LiveRange(alloc, p, p)
         is_region = live.is_region
         values = buffer_values(alloc)
         climbed: set[int] = set()
+        home = loops[loop_of[p]] if loop_of[p] != -1 else None
+        inside = True
         for v in values:
             for use in v.uses:
                 owner = use.owner.operation
@@ -214,6 +255,8 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                     continue
                 if q > live.end:
                     live.end = q
+                if home is not None and not home.contains(q):
+                    inside = False
                 if not live.whole_function:
                     live.whole_function = untracked_alias(owner) or ""
                 # Every loop around the use that repeats it relative to the definition.
@@ -229,20 +272,9 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                         live.whole_loops.setdefault(loop, f"used in {info.describe()}")
                     loop = info.parent
         ranges.append(live)
+        confined.append(inside)
 
-    # Loop-carried through memory: per scf.for, the allocs nested in it.
-    alloc_points = numbering.allocs
-    for index, loop in enumerate(loops):
-        if not loop.analysed:
-            continue
-        lo = bisect_right(alloc_points, loop.start)
-        hi = bisect_right(alloc_points, loop.end)
-        if lo == hi:
-            continue
-        by_value = {ops[alloc_points[i]].results[0]: i for i in range(lo, hi)}
-        carried = loop_carried_buffers(loop.op, list(by_value))
-        for value, why in carried.items():
-            ranges[by_value[value]].whole_loops.setdefault(index, f"loop-carried through memory: {why.reason}")
+    _mark_loop_carried(numbering, ranges, confined)
 
     for live in ranges:
         for index in live.whole_loops:

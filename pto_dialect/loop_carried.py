@@ -48,8 +48,9 @@ def static_trip_count(for_op: ir.Operation) -> int | None:
 
 
 class _Walker:
-    def __init__(self, roots: dict[ir.Value, set[ir.Value]]) -> None:
+    def __init__(self, roots: dict[ir.Value, set[ir.Value]], touched: set[ir.Operation]) -> None:
         self.roots = roots  # alias value -> the tracked buffers it may name
+        self.touched = touched  # region ops with a use of a tracked alias inside
         self.carried: dict[ir.Value, Carried] = {}
 
     def walk_block(self, block: ir.Block, written: set[ir.Value]) -> set[ir.Value]:
@@ -81,6 +82,8 @@ class _Walker:
             targets = self.roots.get(v)
             if targets is not None and len(targets) == 1:
                 written = written | targets
+        if len(op.regions) == 0 or op.operation not in self.touched:
+            return written  # nothing inside reads or writes a tracked buffer
         name = op.name
         if name == "scf.if":
             then_written = self.walk_region(op.regions[0], written)
@@ -96,6 +99,20 @@ class _Walker:
         for region in op.regions:
             self.walk_region(region, written)
         return written
+
+
+def _enclosing_ops(roots: dict[ir.Value, set[ir.Value]], loop: ir.Operation) -> set[ir.Operation]:
+    """The ops inside `loop` whose regions hold a use of a tracked alias: the
+    walk enters only these (a deep nest that never touches the tracked
+    buffers costs nothing)."""
+    touched: set[ir.Operation] = set()
+    for value in roots:
+        for use in value.uses:
+            parent = use.owner.operation.parent
+            while parent is not None and parent != loop and parent not in touched:
+                touched.add(parent)
+                parent = parent.parent
+    return touched
 
 
 UNDECIDED = object()
@@ -139,7 +156,7 @@ def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.
         elif verdict is not None:
             carried[b] = verdict
     if roots:
-        walker = _Walker(roots)
+        walker = _Walker(roots, _enclosing_ops(roots, loop.operation))
         walker.walk_region(loop.regions[0], set())
         carried.update(walker.carried)
     return carried

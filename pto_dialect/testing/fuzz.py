@@ -296,23 +296,12 @@ def runs_passes(inp: FuzzInput, *fragments: str) -> bool:
     return any(f in flags for f in fragments)
 
 
-def _deep_pipeline_nest(inp: FuzzInput) -> bool:
-    m = re.fullmatch(r"deep-for-(\d+)", inp.name)
-    return bool(m) and int(m.group(1)) >= 40
-
-
-KNOWN_ISSUES: list[KnownIssue] = [
-    KnownIssue(
-        "allocation-quadratic-in-nesting",
-        "pto-allocate-memory-addr takes ~20 s on 50 nested loops after replication (14k ops): liveness runs the "
-        "loop-carried analysis of every loop over its whole nested body (loop_carried.py walk per loop, "
-        "quadratic in nesting depth)",
-        lambda i: _deep_pipeline_nest(i) and runs_passes(i, "pto-allocate-memory-addr", "pto-pipeline"),
-    ),
-]
+KNOWN_ISSUES: list[KnownIssue] = []
 """Fixed so far (test_fuzz.py keeps regression tests): more than 16 stages
 made the conversion build an invalid type (internal error); a huge stage
-count or nested pipeline loops made body replication run without bound."""
+count or nested pipeline loops made body replication run without bound;
+pto-allocate-memory-addr took ~20 s on 50 nested loops after replication
+(the loop-carried analysis walked each loop's whole nested body)."""
 
 
 def known_issue(inp: FuzzInput) -> KnownIssue | None:

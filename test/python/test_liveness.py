@@ -245,3 +245,29 @@ def test_multi_block_region_is_treated_as_a_loop():
     _, live, r, _, loops = analyse(text_body, args=", %again: i1")
     assert len(loops) == 1 and live.loops[0].unstructured
     assert (r["t"].start, r["t"].end) == loops[0]
+
+
+def test_a_tile_carried_in_an_inner_loop_lives_through_the_enclosing_loops():
+    # %acc is read before written in every iteration of the inner loop, so
+    # the first inner iteration of each outer iteration reads what the
+    # previous outer iteration left: it is carried in both loops.
+    body = f"""
+  scf.for %j = %c0 to %c4 step %c1 {{
+    {alloc("before")}
+    {load("before")}
+    {store("before")}
+    scf.for %i = %c0 to %c4 step %c1 {{
+      {alloc("acc")}
+      "pto.tadd"(%acc, %acc, %acc) : (!v, !v, !v) -> ()
+      {alloc("local")}
+      {load("local", iv="%i")}
+    }}
+  }}"""
+    _module, _, r, _, loops = analyse(body)
+    outer, inner = loops
+    assert (r["acc"].start, r["acc"].end) == outer
+    assert set(r["acc"].whole_loops) == {0, 1}
+    assert all("loop-carried" in why for why in r["acc"].whole_loops.values())
+    # iteration-local tiles stay short, at either level
+    assert r["local"].whole_loops == {} and r["local"].start > inner[0]
+    assert r["before"].whole_loops == {} and r["before"].end < inner[0]
