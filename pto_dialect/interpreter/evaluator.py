@@ -28,7 +28,7 @@ from ..types import multi_tile_type, tile_type
 from . import scalars, tile_ops
 from .elements import to_compute, to_storage
 from .errors import InterpreterError, OpFault
-from .memory import GlobalBuffer, Memory, MultiTileRef, TileRef, tile_layout
+from .memory import GlobalBuffer, Memory, TileRef
 from .trace import TraceEvent
 
 DEFAULT_MAX_OPS = 20_000_000

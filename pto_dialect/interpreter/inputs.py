@@ -20,7 +20,7 @@ from ..diagnostics import location_position
 from ..types import multi_tile_type, tile_type
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
 from .errors import InterpreterError
-from .memory import GlobalBuffer, Memory, TileRef
+from .memory import GlobalBuffer, Memory
 from .scalars import float_name, int_width, wrap
 
 Value = int | float | tuple  # a scalar argument's value, or a memref argument's shape

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from collections import Counter
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from mlir import ir
 
