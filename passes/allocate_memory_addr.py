@@ -162,6 +162,7 @@ class AllocateMemoryAddr(ModulePass):
             memory.capacity[space] = spec.capacity
             memory.live_peak[space] = peak.bytes
             for first, second in placement.collisions:
+                ok = False
                 self._report_collision(space, buffers[first], buffers[second])
             if placement.footprint > spec.capacity:
                 ok = False
@@ -226,14 +227,12 @@ class AllocateMemoryAddr(ModulePass):
     # -- errors -------------------------------------------------------------------
 
     def _report_collision(self, space: str, first: _Buffer, second: _Buffer) -> None:
-        # A warning, not an error: overlapping user addresses may be deliberate
-        # (one tile viewed through another), and what the pass places keeps
-        # clear of both either way.
-        diagnostics.emit_warning(
+        # An error (issue 7, CONTRACT 2.3): two user addresses whose buffers
+        # are live together clobber each other's data.
+        diagnostics.emit_error(
             second.alloc.location,
             f"buffer at fixed addr {second.fixed} ({second.size} bytes) overlaps the buffer at fixed "
-            f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both are live; "
-            "both keep their addresses",
+            f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both are live",
             notes=[(first.alloc.location, f"the other buffer, {first.type_text}, is allocated here")],
         )
 

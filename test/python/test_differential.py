@@ -167,6 +167,24 @@ def corpus_check(index: int):
     return check_kernel(kernel.text, kernel.function, values, available_pipelines(), name=kernel.id), ""
 
 
+# Repository kernels that a pipeline must reject, with the error it must give:
+# a deliberate test of something else that is not a valid program for the pass.
+EXPECTED_REJECTIONS = {
+    # overlaps two live user-addressed tiles on purpose (to show clobbering in
+    # pto-run): the allocator must refuse it (CONTRACT 2.3, issue 7)
+    "test/Tools/pto-run/poison.mlir": ("allocate", "overlaps the buffer at fixed addr 0"),
+}
+
+
+def expected_rejection(kernel, pipeline: str) -> str | None:
+    """The error `pipeline` must give on `kernel`, or None."""
+    rule = EXPECTED_REJECTIONS.get(kernel.path)
+    if rule is None:
+        return None
+    allocates = "allocate" in pipeline or (pipeline.startswith("pto-pipeline") and "allocate=false" not in pipeline)
+    return rule[1] if rule[0] == "allocate" and allocates else None
+
+
 def test_the_corpus_is_found():
     assert any(k.path.startswith("examples/") for k in CORPUS)
     assert sum(k.path.startswith("test/") for k in CORPUS) >= 10
@@ -183,6 +201,12 @@ def test_repository_kernels_compute_the_same_bits(pipeline, index):
     if check.reference_error:
         pytest.skip(f"{kernel.id} does not run: {check.reference_error}")
     outcome = next(o for o in check.outcomes if o.pipeline == pipeline)
+    rejection = expected_rejection(kernel, pipeline)
+    if rejection is not None:
+        assert outcome.status == PASS_ERROR and rejection in outcome.message, (
+            f"{kernel.id} under '{pipeline}' must be rejected with '{rejection}', got {outcome.status}: {outcome.message}"
+        )
+        return
     if outcome.status == PASS_ERROR and kernel.expects_errors:
         pytest.skip(f"{kernel.id} is a negative test: the pass is expected to fail on it")
     if outcome.status == MISMATCH and check.reference_warnings:
