@@ -104,7 +104,7 @@ def check_kernel(
     from ..pass_infra import PassContext
     from ..pipeline import build_pass_manager
     from ..tools.common import DiagnosticCollector, parse_source
-    from ..verifier import verify_module
+    from ..verifier import verify_parsed
 
     result = KernelCheck(name)
     with ir.Context() as context:
@@ -112,7 +112,7 @@ def check_kernel(
         load_dialect(context)
         with DiagnosticCollector(context) as collector, ir.Location.unknown():
             module = parse_source(text, collector)
-            if module is None or not verify_module(module.operation):
+            if module is None or not verify_parsed(module.operation, text):
                 result.reference_error = _format(collector.diags)
                 return result
 

@@ -299,7 +299,7 @@ class Driver:
         from ..dialect import load_dialect
         from ..pass_infra import PassContext
         from ..pipeline import build_pass_manager
-        from ..verifier import verify_module
+        from ..verifier import verify_parsed
         from ..diagnostics import Diag
         from .common import DiagnosticCollector, drop_op_dump_notes, line_col, parser_hazard, source_bytes
 
@@ -329,7 +329,7 @@ class Driver:
                         module = ir.Module.parse(source_bytes(source))
                     except ir.MLIRError as e:
                         collector.add_error(e)
-                if module is not None and verify_module(module.operation):
+                if module is not None and verify_parsed(module.operation, source):
                     pm = build_pass_manager(self.items, ctx_report, context)
                     if opts.has("mlir-print-ir-after-all") or opts.has("mlir-print-ir-before-all"):
                         pm.enable_ir_printing(

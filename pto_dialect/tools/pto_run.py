@@ -2,13 +2,16 @@
 
     pto-run FILE --func NAME [--arg NAME=INT]... [--seed S]
             [--pass-pipeline P] [--compare-pipeline P2] [--save OUT.npz]
+            [--cycles] [--timeline OUT.png|OUT.json]
 
 Parses and verifies FILE, runs pipeline P on it (if given), executes @NAME
 on memref arguments filled from the seed and prints a digest of the results.
 With --compare-pipeline it also runs P2 on a copy, executes that on the same
 inputs and exits 1 at the first bit that differs. Every problem (parse
 error, pass failure, runtime error) is a `file:line:col: error:` diagnostic
-and exit code 1, never a traceback.
+and exit code 1, never a traceback. --cycles and --timeline schedule the
+executed ops with the pipe timing model (`pto_dialect.timing`: an estimate,
+not measured hardware).
 
 The run is organised as stages (parse, passes, execute, then reports over
 the execution) so reports that need the execution trace (a timing model)
@@ -78,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
     p.add_argument("--compare-pipeline", metavar="P2", help="also run P2 and execute again on the same inputs; exit 1 on any difference")
     p.add_argument("--save", metavar="OUT.npz", help="save the result buffers (with --compare-pipeline: before/NAME and after/NAME)")
+    p.add_argument("--cycles", action="store_true", help="estimate cycles with the pipe timing model (a model, not measured hardware): per pipe busy cycles and utilisation, the lower bound and the efficiency; with --compare-pipeline for both runs")
+    p.add_argument("--timeline", metavar="OUT.png|OUT.json", help="write the pipe schedule: a Gantt chart per run (.png/.svg/.pdf, needs matplotlib) or the ops as JSON (.json)")
     p.add_argument("--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})")
     p.add_argument("--max-arg-bytes", type=_nonnegative, default=DEFAULT_MAX_ARG_BYTES, help=f"largest total size of memref arguments (default {DEFAULT_MAX_ARG_BYTES})")
     p.add_argument("--version", action="version", version=f"pto-run {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})")
@@ -95,11 +100,13 @@ class Options:
     save: str | None = None
     max_ops: int = 0
     max_arg_bytes: int = 0
+    cycles: bool = False
+    timeline: str | None = None
 
     @property
     def needs_trace(self) -> bool:
         """Whether a requested report needs the execution trace."""
-        return False
+        return self.cycles or self.timeline is not None
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -118,6 +125,8 @@ def parse_args(argv: list[str]) -> Options:
         save=ns.save,
         max_ops=ns.max_ops,
         max_arg_bytes=ns.max_arg_bytes,
+        cycles=ns.cycles,
+        timeline=ns.timeline,
     )
 
 
@@ -128,6 +137,7 @@ class Runner:
         self.opts = opts
         self.display_name = ""
         self.text = ""
+        self.schedules: list = []  # timing.TimelineRun per execution, when timing was asked for
 
     # -- diagnostics ----------------------------------------------------------------
 
@@ -153,6 +163,13 @@ class Runner:
         from .common import DiagnosticCollector, read_input
 
         opts = self.opts
+        if opts.timeline is not None:
+            from ..timing import TimelineError, check_timeline_path
+
+            try:  # before any work: a missing matplotlib should not cost a run
+                check_timeline_path(opts.timeline)
+            except TimelineError as e:
+                raise ToolError(str(e)) from None
         self.display_name, self.text = read_input(opts.input, errors="surrogateescape")
         with ir.Context() as context:
             context.enable_multithreading(False)
@@ -169,7 +186,7 @@ class Runner:
                 before = self.execute(module, function, "")
                 if before is None:
                     return 1
-                self.report(before, "")
+                self.report(before, "", function)
                 after = None
                 if opts.compare_pipeline is not None:
                     transformed = module.operation.clone()
@@ -178,19 +195,25 @@ class Runner:
                     after = self.execute(transformed, function, f"after '{opts.compare_pipeline}': ")
                     if after is None:
                         return 1
-                    self.report(after, f"after '{opts.compare_pipeline}': ")
+                    self.report(after, f"after '{opts.compare_pipeline}': ", function)
                 if opts.save and not self.save(before, after):
+                    return 1
+                if opts.cycles and after is not None:
+                    from ..timing import format_gain
+
+                    print(format_gain(self.schedules[0].schedule, self.schedules[1].schedule, opts.compare_pipeline), flush=True)
+                if opts.timeline and not self.write_timeline():
                     return 1
                 if after is not None:
                     return self.check_same(module, function, before, after)
         return 0
 
     def parse(self, collector):
-        from ..verifier import verify_module
+        from ..verifier import verify_parsed
         from .common import parse_source
 
         module = parse_source(self.text, collector)
-        return module if module is not None and verify_module(module.operation) else None
+        return module if module is not None and verify_parsed(module.operation, self.text) else None
 
     def apply(self, module, pipeline: str, collector) -> bool:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
@@ -247,13 +270,48 @@ class Runner:
 
     # -- reports ------------------------------------------------------------------------
 
-    def report(self, execution, prefix: str) -> None:
+    def report(self, execution, prefix: str, function: str) -> None:
         from ..interpreter import format_digest
 
         text = format_digest(execution)
         if prefix:
             text = prefix + text
         print(text, flush=True)
+        if self.opts.needs_trace:
+            from ..timing import TimelineRun, cost_table, format_cycles, schedule
+
+            label = prefix.removesuffix(": ") or ("before" if self.opts.compare_pipeline is not None else "run")
+            s = schedule(execution.trace, cost_table(execution.arch))
+            self.name_input_file(s.ops)
+            self.schedules.append(TimelineRun(label, function, s))
+            if self.opts.cycles:
+                print(format_cycles(s, prefix), flush=True)
+
+    def name_input_file(self, ops) -> None:
+        """Locations in the trace name the input as the parser saw it ('-');
+        name it as diagnostics do."""
+        parsed = PARSED_FILE_NAME + ":"
+        renamed: dict[str, str] = {}
+        for o in ops:
+            location = renamed.get(o.location)
+            if location is None:
+                location = renamed[o.location] = (
+                    self.display_name + o.location[len(PARSED_FILE_NAME) :] if o.location.startswith(parsed) else o.location
+                )
+            o.location = location
+
+    def write_timeline(self) -> bool:
+        from ..timing import TimelineError, write_timeline
+
+        try:
+            write_timeline(self.opts.timeline, self.schedules)
+        except TimelineError as e:
+            self.error(None, str(e))
+            return False
+        except OSError as e:
+            self.error(None, f"could not write '{self.opts.timeline}': {e.strerror or e}")
+            return False
+        return True
 
     def check_same(self, module, function: str, before, after) -> int:
         from ..interpreter import compare
