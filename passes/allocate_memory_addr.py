@@ -107,6 +107,7 @@ class AllocateMemoryAddr(ModulePass):
     """
 
     name: ClassVar[str] = "pto-allocate-memory-addr"
+    records_changes: ClassVar[bool] = True
     arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a3)", choices=ARCHS)
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
     report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
@@ -126,7 +127,7 @@ class AllocateMemoryAddr(ModulePass):
                 f"'{alloc.name}' outside a func.func gets no address: the allocator places the buffers of each function",
             )
         for func in functions:
-            memory, func_ok = self.allocate_function(func, arch)
+            memory, func_ok = self.allocate_function(ctx, func, arch)
             memories.append(memory)
             ok = ok and func_ok
         ctx.report.memory.extend(memories)
@@ -138,7 +139,7 @@ class AllocateMemoryAddr(ModulePass):
 
     # -- one function -----------------------------------------------------------
 
-    def allocate_function(self, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
+    def allocate_function(self, ctx: PassContext, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
         """Place the buffers of `func`; rewrite it only when all fit."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         liveness = function_liveness(func)
@@ -177,7 +178,7 @@ class AllocateMemoryAddr(ModulePass):
                     addr = addrs[i]
                     if addr not in attrs:
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
-                    _set_addr(b.alloc, i64, attrs[addr])
+                    ctx.changed(_set_addr(b.alloc, i64, attrs[addr]))
             func.attributes[MEMORY_USAGE_ATTR] = ir.DictAttr.get(
                 {space: ir.IntegerAttr.get(i64, used) for space, used in memory.peak.items()}, func.context
             )
@@ -315,7 +316,7 @@ def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], lis
     return functions, strays
 
 
-def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> None:
+def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> ir.Operation:
     """Rebuild `alloc` with a constant `addr` operand (inserted right before it)."""
     ip = ir.InsertionPoint(alloc)
     loc = alloc.location
@@ -331,3 +332,4 @@ def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> None:
     )
     alloc.results[0].replace_all_uses_with(new.results[0])
     alloc.erase()
+    return new

@@ -117,6 +117,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     """
 
     name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
+    records_changes: ClassVar[bool] = True
     spaces: tuple[str, ...] = option(("vec", "mat"), "memory spaces whose tiles are multi-buffered", choices=SPACES)
     normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")
     arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a3)", choices=ARCHS)
@@ -168,7 +169,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(loop, eligible, slots)
+        self.rewrite(ctx, loop, eligible, slots)
         decision.converted = True
         decision.slots = slots
         if ctx.verbose:
@@ -256,7 +257,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
+    def rewrite(self, ctx: PassContext, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
         bounds = LoopBounds.of(loop, self._constants)
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             normalize_loop(loop)
@@ -266,7 +267,9 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         with ir.InsertionPoint(loop):
             for t in tiles:
                 region_type = MultiTileBufType(tile_type(t.value.type), slots).to_ir()
-                regions.append(ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location).result)
+                region = ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location)
+                ctx.changed(region)
+                regions.append(region.result)
         body = loop.regions[0].blocks[0]
         # The slot count constant goes next to its one use, the slot index,
         # at the top of the body.
@@ -283,6 +286,8 @@ class ConvertToPtoasMultiBuffer(ModulePass):
                 loc=t.alloc.location,
                 ip=ir.InsertionPoint(t.alloc),
             )
+            ctx.changed(get)
             t.value.replace_all_uses_with(get.result)
             t.alloc.erase()
         loop.attributes[STAGES_ATTR] = self._one
+        ctx.changed(loop)

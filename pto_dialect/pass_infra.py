@@ -58,6 +58,14 @@ class PassContext:
     verbose: bool = False
     verify_each: bool = True
     pending_remarks: list[str] = field(default_factory=list)
+    changed_ops: list | None = None
+    """While a pass that `records_changes` runs: the ops it created or
+    changed, which are all the verifier looks at afterwards."""
+
+    def changed(self, op) -> None:
+        """Record an op the running pass created or changed."""
+        if self.changed_ops is not None:
+            self.changed_ops.append(op)
 
     def announce(self, message: str) -> None:
         """A remark about the pipeline itself (not one op): emitted at the
@@ -190,6 +198,11 @@ class ModulePass:
     """Base class of every pto pass; runs on the `builtin.module`."""
 
     name: ClassVar[str] = ""
+    records_changes: ClassVar[bool] = False
+    """True when `apply` reports every op it creates or changes with
+    `ctx.changed(op)` (and changes no op it does not report): the check
+    after the pass then looks at those ops only. Ops it leaves alone keep the
+    rules they held (a replaced use has the same type)."""
 
     def apply(self, ctx: PassContext, module: ir.Operation) -> None:
         raise NotImplementedError

@@ -23,7 +23,7 @@ from mlir.passmanager import PassManager
 
 from . import diagnostics
 from .pass_infra import ModulePass, OptionError, PassContext, PassFailed
-from .verifier import verify_module
+from .verifier import verify_module, verify_ops
 
 MODULE_ANCHOR = "builtin.module"
 
@@ -184,10 +184,9 @@ def _run_python_pass(pass_obj: ModulePass, ctx: PassContext, op: ir.Operation, m
     try:
         while ctx.pending_remarks:
             diagnostics.emit_remark(op.location, ctx.pending_remarks.pop(0))
+        ctx.changed_ops = [] if pass_obj.records_changes else None
         pass_obj.apply(ctx, op)
-        # The type rules were checked after parsing and no pass can break
-        # them; the op rules are checked again (see verify_module).
-        if ctx.verify_each and not verify_module(op, getattr(pass_obj, "arch", None), check_types=False):
+        if ctx.verify_each and not _verify_after(pass_obj, ctx, op):
             mlir_pass.signal_pass_failure()
     except PassFailed:
         mlir_pass.signal_pass_failure()
@@ -199,6 +198,18 @@ def _run_python_pass(pass_obj: ModulePass, ctx: PassContext, op: ir.Operation, m
             + (f"\n{detail}" if detail else " (set PTO_DEBUG=1 for the traceback)"),
         )
         mlir_pass.signal_pass_failure()
+    finally:
+        ctx.changed_ops = None
+
+
+def _verify_after(pass_obj: ModulePass, ctx: PassContext, op: ir.Operation) -> bool:
+    """The check after a pto pass. The type rules were checked after parsing
+    and no pass can break them; the op rules are checked again (see
+    verify_module), on the ops the pass changed when it says which."""
+    arch = getattr(pass_obj, "arch", None)
+    if ctx.changed_ops is not None:
+        return verify_ops(ctx.changed_ops, op, arch)
+    return verify_module(op, arch, check_types=False)
 
 
 def _verify_after_cpp_passes(op: ir.Operation, mlir_pass) -> None:

@@ -342,6 +342,20 @@ def verify_module(module: ir.Operation, arch: str | None = None, check_types: bo
     return v.ok
 
 
+def verify_ops(ops, module: ir.Operation, arch: str | None = None) -> bool:
+    """The op rules on `ops` only (what a pass changed; see
+    `ModulePass.records_changes`)."""
+    try:
+        arch = arch or module_arch(module) or "a3"
+    except ArchError as e:
+        diagnostics.emit_error(module.location, str(e))
+        return False
+    v = _Verifier(arch)
+    for op in ops:
+        v.check_op(op, op.name)
+    return v.ok
+
+
 def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     """The check that follows parsing `source_text` into `module`: every
     rule, as `verify_module`, but cheaper in the common case.

@@ -1,0 +1,69 @@
+"""The pto verifier runs after every pass: on everything (op rules) after a
+pass that does not say what it changed, on the changed ops after one that
+does (`records_changes`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+from mlir import ir
+from mlir.passmanager import PassManager
+
+import pto_dialect
+from pto_dialect.pass_infra import ModulePass, PassContext
+from pto_dialect.pipeline import schedule
+
+KERNEL = """
+!t = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+func.func @k(%mb: !pto.multi_tile_buf<!t, 2 : i64>) {
+  %c1 = arith.constant 1 : index
+  %t = "pto.multi_tile_get"(%mb, %c1) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
+  return
+}
+"""
+
+
+def break_slot(module: ir.Operation, ctx: PassContext) -> None:
+    """Make the constant slot 1 of a 2-slot buffer a 7: out of range."""
+    func = module.regions[0].blocks[0].operations[0]
+    body = func.regions[0].blocks[0]
+    get = body.operations[1]
+    with ir.InsertionPoint(get), get.location:
+        seven = ir.Operation.create(
+            "arith.constant", results=[ir.IndexType.get()], attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 7)}
+        )
+    get.operands[1] = seven.result
+    ctx.changed(get)
+
+
+@dataclass
+class SaysWhatItChanged(ModulePass):
+    name: ClassVar[str] = "test-says-what-it-changed"
+    records_changes: ClassVar[bool] = True
+
+    def apply(self, ctx, module):
+        break_slot(module, ctx)
+
+
+@dataclass
+class SaysNothing(ModulePass):
+    name: ClassVar[str] = "test-says-nothing"
+
+    def apply(self, ctx, module):
+        break_slot(module, ctx)
+
+
+@pytest.mark.parametrize("pass_class", [SaysWhatItChanged, SaysNothing])
+def test_an_invalid_op_made_by_a_pass_fails_the_pass(pass_class):
+    errors = []
+    with ir.Context() as context:
+        pto_dialect.load_dialect(context)
+        module = ir.Module.parse(KERNEL)
+        pm = PassManager("builtin.module")
+        schedule(pm, [pass_class()], PassContext())
+        with pytest.raises(ir.MLIRError) as failure:
+            pm.run(module.operation)
+        errors = [d.message for d in failure.value.error_diagnostics]
+    assert errors == ["slot 7 is out of range [0, 2)"]
