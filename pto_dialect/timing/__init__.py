@@ -1,0 +1,38 @@
+"""A pipe timing model over the interpreter's execution trace (CONTRACT 4,
+`pto-run --cycles --timeline`). A model, not measured hardware.
+
+    from pto_dialect.interpreter import execute
+    from pto_dialect.timing import cost_table, schedule
+    run = execute(module.operation, "kernel", trace=True)
+    s = schedule(run.trace, cost_table(run.arch))
+    s.cycles, s.bound, s.efficiency
+
+Modules, one concept each: `costs` (op durations: the per-arch parameter
+table), `dependences` (byte-range RAW/WAR/WAW per buffer), `schedule` (ops
+placed on pipes), `summary` (the text `--cycles` prints), `timeline` (JSON
+and Gantt charts).
+"""
+
+from .costs import COST_TABLES, CostTable, PipeCost, cost_table
+from .schedule import PIPE_NAMES, PipeUsage, Schedule, ScheduledOp, schedule
+from .summary import format_cycles, format_gain
+from .timeline import TimelineError, TimelineRun, check_timeline_path, timeline_data, write_timeline
+
+__all__ = [
+    "COST_TABLES",
+    "CostTable",
+    "PIPE_NAMES",
+    "PipeCost",
+    "PipeUsage",
+    "Schedule",
+    "ScheduledOp",
+    "TimelineError",
+    "TimelineRun",
+    "check_timeline_path",
+    "cost_table",
+    "format_cycles",
+    "format_gain",
+    "schedule",
+    "timeline_data",
+    "write_timeline",
+]

@@ -1,0 +1,302 @@
+"""The pipe timing model on hand-built traces (pto_dialect.timing): the
+scheduler, the byte-range dependences and the cost table, with exact cycle
+counts worked out by hand."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pto_dialect.catalogue import CATALOGUE
+from pto_dialect.interpreter.trace import Access, TraceEvent
+from pto_dialect.timing import COST_TABLES, CostTable, PipeCost, cost_table, format_cycles, format_gain, schedule
+from pto_dialect.timing.costs import MACS
+from pto_dialect.timing.dependences import ByteTimes, DependenceTracker, byte_runs
+
+# Durations that are easy to add up: every op on a pipe costs `fixed` plus
+# one cycle per byte of its largest access (M: per MAC).
+UNIT = CostTable(
+    "test",
+    {
+        "MTE2": PipeCost(fixed=10, rate=1),
+        "MTE1": PipeCost(fixed=0, rate=1),
+        "V": PipeCost(fixed=0, rate=1),
+        "M": PipeCost(fixed=0, rate=1, work=MACS),
+        "MTE3": PipeCost(fixed=0, rate=1),
+    },
+)
+
+
+def event(op: str, reads=(), writes=(), macs: int = 0) -> TraceEvent:
+    return TraceEvent(op, CATALOGUE[op].pipe.value, "t.mlir:1:1", tuple(reads), tuple(writes), 0, macs)
+
+
+def tile(buffer: str, start: int, nbytes: int, slot: int | None = None) -> Access:
+    return Access(buffer, start, start + nbytes, slot=slot)
+
+
+def spans(s):
+    return [(o.op, o.pipe, o.start, o.end) for o in s.ops]
+
+
+# --- the two-op cases ------------------------------------------------------------------
+
+
+def test_two_ops_on_different_pipes_without_a_dependence_overlap():
+    # V: texp reads vec[0,64), writes vec[64,128): 64 cycles.
+    # MTE2: tload writes vec[128,192): 10 + 64 = 74 cycles. Nothing shared: both start at 0.
+    trace = [
+        event("pto.texp", [tile("vec", 0, 64)], [tile("vec", 64, 64)]),
+        event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 128, 64)]),
+    ]
+    s = schedule(trace, UNIT)
+    assert spans(s) == [("pto.texp", "V", 0, 64), ("pto.tload", "MTE2", 0, 74)]
+    assert s.cycles == 74
+    assert (s.bound, s.bound_pipe) == (74, "MTE2")
+    assert s.efficiency == 1.0
+
+
+def test_write_after_read_makes_the_second_op_wait():
+    # The tload now overwrites the bytes the texp reads: it starts when the texp ends.
+    trace = [
+        event("pto.texp", [tile("vec", 0, 64)], [tile("vec", 64, 64)]),
+        event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 0, 64)]),
+    ]
+    s = schedule(trace, UNIT)
+    assert spans(s) == [("pto.texp", "V", 0, 64), ("pto.tload", "MTE2", 64, 138)]
+    assert s.cycles == 138
+    assert s.bound == 74
+    assert s.efficiency == pytest.approx(74 / 138)
+    assert s.utilisation("V") == pytest.approx(64 / 138)
+
+
+def test_read_after_write_and_write_after_write():
+    trace = [
+        event("pto.tload", [Access("%A", 0, 32)], [tile("vec", 0, 32)]),  # MTE2 0..42
+        event("pto.tstore", [tile("vec", 0, 32)], [Access("%B", 0, 32)]),  # RAW: 42..74
+        event("pto.tmov", [tile("mat", 0, 32)], [tile("vec", 16, 32)]),  # WAW on vec[16,32) and WAR on [16,32) with the store: 74..106
+    ]
+    assert spans(schedule(trace, UNIT)) == [
+        ("pto.tload", "MTE2", 0, 42),
+        ("pto.tstore", "MTE3", 42, 74),
+        ("pto.tmov", "MTE1", 74, 106),
+    ]
+
+
+def test_reads_do_not_order_reads():
+    trace = [
+        event("pto.tload", [Access("%A", 0, 32)], [tile("vec", 0, 32)]),  # 0..42
+        event("pto.tstore", [tile("vec", 0, 32)], [Access("%B", 0, 32)]),  # 42..74
+        event("pto.texp", [tile("vec", 0, 32)], [tile("vec", 64, 32)]),  # reads the same bytes: 42..74, beside the store
+    ]
+    s = schedule(trace, UNIT)
+    assert spans(s)[2] == ("pto.texp", "V", 42, 74)
+    assert s.cycles == 74
+
+
+def test_buffers_are_separate_address_spaces():
+    # Same offsets in different buffers (a private buffer, another space, a memref) do not depend.
+    trace = [
+        event("pto.texp", [tile("vec#1", 0, 64)], [tile("vec#2", 0, 64)]),
+        event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 0, 64)]),
+        event("pto.tmov", [tile("mat", 0, 64)], [tile("left", 0, 64)]),
+    ]
+    assert [o.start for o in schedule(trace, UNIT).ops] == [0, 0, 0]
+
+
+def test_a_pipe_runs_its_ops_in_program_order():
+    # Two independent loads share MTE2: the second starts when the first ends.
+    trace = [
+        event("pto.tload", [Access("%A", 0, 8)], [tile("vec", 0, 8)]),
+        event("pto.tload", [Access("%A", 8, 16)], [tile("vec", 32, 8)]),
+    ]
+    assert spans(schedule(trace, UNIT)) == [("pto.tload", "MTE2", 0, 18), ("pto.tload", "MTE2", 18, 36)]
+
+
+def test_an_op_waits_for_every_earlier_op_it_depends_on_not_only_the_last():
+    # Two partial writes, then a read of both halves: it waits for the later-ending one,
+    # even though the last write in program order ends first.
+    trace = [
+        event("pto.tload", [Access("%A", 0, 100)], [tile("vec", 0, 100)]),  # MTE2 0..110
+        event("pto.tmov", [tile("mat", 0, 10)], [tile("vec", 100, 10)]),  # MTE1 0..10
+        event("pto.tstore", [tile("vec", 0, 110)], [Access("%B", 0, 110)]),  # waits for 110
+    ]
+    assert schedule(trace, UNIT).ops[2].start == 110
+
+
+def test_strided_memref_blocks_depend_only_where_rows_overlap():
+    # A 4-row block of a memref with 64-byte rows, 16 bytes wide at column byte 0,
+    # and another at column byte 16: interleaved, never overlapping.
+    left = Access("%A", 0, 16, rows=4, pitch=64)
+    right = Access("%A", 16, 32, rows=4, pitch=64)
+    trace = [
+        event("pto.tstore", [tile("vec", 0, 64)], [left]),  # 0..64
+        event("pto.tload", [right], [tile("vec", 64, 64)]),  # no overlap: 0..74
+        event("pto.tload", [Access("%A", 48, 56, rows=2, pitch=64)], [tile("vec", 128, 16)]),  # bytes 48..56, 112..120: none written
+        event("pto.tmov", [Access("%A", 64, 72)], [tile("vec", 160, 8)]),  # row 1 of the stored block: RAW, 64
+        event("pto.texp", [Access("%A", 80, 96)], [tile("vec", 192, 16)]),  # row 1 beside it: 0
+    ]
+    s = schedule(trace, UNIT)
+    assert [o.start for o in s.ops] == [0, 0, 74, 64, 0]
+
+
+def test_byte_runs_merge_full_width_rows():
+    assert byte_runs(Access("%A", 128, 192, rows=4, pitch=64)) == [(128, 384)]
+    assert byte_runs(Access("%A", 0, 16, rows=2, pitch=64)) == [(0, 16), (64, 80)]
+    assert byte_runs(Access("vec", 32, 96)) == [(32, 96)]
+
+
+def test_matmul_costs_macs_and_the_slot_is_recorded():
+    trace = [
+        event("pto.tmatmul", [tile("left", 0, 512), tile("right", 0, 512)], [tile("acc", 0, 1024, slot=1)], macs=4096),
+    ]
+    s = schedule(trace, UNIT)
+    assert spans(s) == [("pto.tmatmul", "M", 0, 4096)]
+    assert s.ops[0].slot == 1
+
+
+def test_an_empty_trace_has_no_cycles_and_no_efficiency():
+    s = schedule([], UNIT)
+    assert s.cycles == 0 and s.efficiency is None and s.bound == 0
+    assert "cycles: 0" in format_cycles(s)
+
+
+# --- the cost table ----------------------------------------------------------------------
+
+
+def test_default_table_durations_follow_the_documented_formula():
+    a3 = cost_table("a3")
+    t = 1024  # a 16x16 f32 tile
+    load = event("pto.tload", [Access("%A", 0, 64, rows=16, pitch=64)], [tile("vec", 0, t)])
+    assert a3.duration(load) == 64 + t // 64
+    assert a3.duration(event("pto.tstore", [tile("vec", 0, t)], [Access("%B", 0, t)])) == 32 + t // 64
+    assert a3.duration(event("pto.tadds", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + t // 256
+    assert a3.duration(event("pto.texp", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + 4 * t // 256
+    assert a3.duration(event("pto.tmov", [tile("mat", 0, t)], [tile("left", 0, t)])) == 16 + t // 128
+    mm = event("pto.tmatmul_acc", [tile("left", 0, 512), tile("right", 0, 512), tile("acc", 0, 1024)], [tile("acc", 0, 1024)], macs=16 * 16 * 16)
+    assert a3.duration(mm) == 16 + 1
+    # a partial unit of work still costs a whole cycle
+    assert a3.duration(event("pto.tadds", [tile("vec", 0, 32)], [tile("vec", 32, 32)])) == 8 + 1
+
+
+def test_every_arch_has_a_cost_for_every_pipe():
+    from pto_dialect.targets import ARCHS
+    from pto_dialect.timing import PIPE_NAMES
+
+    for arch in ARCHS:
+        table = COST_TABLES[arch]
+        assert set(table.pipes) == set(PIPE_NAMES)
+        assert all(c.rate > 0 and c.fixed >= 0 for c in table.pipes.values())
+
+
+# --- text ---------------------------------------------------------------------------------
+
+
+def test_format_cycles_and_gain():
+    trace = [
+        event("pto.texp", [tile("vec", 0, 64)], [tile("vec", 64, 64)]),
+        event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 0, 64)]),
+    ]
+    text = format_cycles(schedule(trace, UNIT), "after 'p': ")
+    assert text.splitlines()[0] == "after 'p': cycles: 138"
+    assert "  MTE2     1        74        53.6%" in text
+    assert "  lower bound: 74 (MTE2, the busiest pipe)" in text
+    assert "  efficiency: 53.6% (lower bound / cycles)" in text
+    overlapped = schedule(trace[:1] + [event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 128, 64)])], UNIT)
+    assert format_gain(schedule(trace, UNIT), overlapped, "p") == "cycles: 138 -> 74 after 'p' (speedup 1.86x)"
+
+
+# --- the interval bookkeeping against a brute-force per-byte model --------------------------
+
+
+class BytewiseTimes:
+    """The obvious per-byte version of ByteTimes."""
+
+    def __init__(self, size: int) -> None:
+        self.written = np.zeros(size, dtype=np.int64)
+        self.touched = np.zeros(size, dtype=np.int64)
+
+    def last_write_end(self, lo, hi):
+        return int(self.written[lo:hi].max(initial=0))
+
+    def last_access_end(self, lo, hi):
+        return int(self.touched[lo:hi].max(initial=0))
+
+    def read(self, lo, hi, end):
+        np.maximum(self.touched[lo:hi], end, out=self.touched[lo:hi])
+
+    def write(self, lo, hi, end):
+        self.written[lo:hi] = end
+        self.touched[lo:hi] = end
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 60), st.integers(1, 20)), max_size=40))
+def test_byte_times_match_a_per_byte_model(accesses):
+    fast, slow = ByteTimes(), BytewiseTimes(100)
+    end = 0
+    for is_write, lo, length in accesses:
+        hi = lo + length
+        if is_write:
+            assert fast.last_access_end(lo, hi) == slow.last_access_end(lo, hi)
+            end = max(end, fast.last_access_end(lo, hi)) + 1  # a write ends after all it waited for
+            fast.write(lo, hi, end)
+            slow.write(lo, hi, end)
+        else:
+            assert fast.last_write_end(lo, hi) == slow.last_write_end(lo, hi)
+            end += 1
+            fast.read(lo, hi, end)
+            slow.read(lo, hi, end)
+        assert fast.starts == sorted(set(fast.starts))  # segments stay well-formed
+
+
+def test_schedule_matches_all_pairs_dependences_on_random_traces():
+    # The reference: an op waits for every earlier op touching an overlapping byte
+    # range of the same buffer with at least one write (all pairs, quadratic).
+    rng = random.Random(7)
+    ops = ["pto.tload", "pto.tstore", "pto.texp", "pto.tmov", "pto.tadd"]
+    for _ in range(30):
+        trace = []
+        for _ in range(40):
+            op = rng.choice(ops)
+
+            def acc():
+                buf = rng.choice(["vec", "vec#1", "%A"])
+                if buf == "%A" and rng.random() < 0.5:
+                    return Access(buf, rng.randrange(0, 32), rng.randrange(33, 64), rows=rng.randrange(1, 4), pitch=64)
+                lo = rng.randrange(0, 200)
+                return Access(buf, lo, lo + rng.randrange(1, 64))
+
+            trace.append(event(op, [acc() for _ in range(rng.randrange(1, 3))], [acc()]))
+        got = schedule(trace, UNIT)
+        pipe_free: dict[str, int] = {}
+        ends: list[int] = []
+        for k, e in enumerate(trace):
+            ready = pipe_free.get(e.pipe, 0)
+            for j in range(k):
+                p = trace[j]
+                conflict = any(w.overlaps(a) for w in p.writes for a in (*e.reads, *e.writes)) or any(
+                    r.overlaps(w) for r in p.reads for w in e.writes
+                )
+                if conflict:
+                    ready = max(ready, ends[j])
+            end = ready + UNIT.duration(e)
+            ends.append(end)
+            pipe_free[e.pipe] = end
+            assert (got.ops[k].start, got.ops[k].end) == (ready, end), f"op {k}"
+
+
+def test_tracker_is_not_quadratic_in_the_trace_length():
+    # Many ops over a few buffers keep a few segments each: the bookkeeping
+    # grows with the distinct byte boundaries, not with the ops.
+    tracker = DependenceTracker()
+    for k in range(5000):
+        e = event("pto.tload", [Access("%A", (k % 8) * 64, (k % 8) * 64 + 64, rows=16, pitch=512)], [tile("vec", (k % 2) * 1024, 1024)])
+        reads, writes = tracker.ranges(e)
+        tracker.record(reads, writes, tracker.ready(reads, writes) + 1)
+    assert len(tracker.buffers["vec"].starts) <= 3
+    assert len(tracker.buffers["%A"].starts) <= 2 * 8 * 16 + 1
