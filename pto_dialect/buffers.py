@@ -5,8 +5,8 @@ tile-typed values are views or aliases of one:
 
 - `pto.multi_tile_get %mb[%slot]` is one slot of the region `%mb`;
 - an `scf.for` init operand, its region iter_arg and its result, and the
-  `scf.yield` operands feeding them, are the same buffer (likewise for
-  `scf.if` results and the values its branches yield);
+  `scf.yield` operands feeding them, may name the same buffer (likewise for
+  `scf.if` results and the values its branches yield; `forward_aliases`);
 - a function argument is a buffer the caller owns.
 
 `op_access` says which buffer-typed operands an op reads and writes (from the
@@ -85,59 +85,14 @@ def use_escape_reason(user: str) -> str | None:
     return f"it is used by '{user}', which the pass does not know"
 
 
-def alias_closure(value: ir.Value) -> set[ir.Value]:
-    """Every value that names the same buffer as `value` through scf.for
-    init operands / iter_args / results, scf.yield and scf.if results."""
-    seen: set[ir.Value] = set()
-    work = [value]
-    while work:
-        v = work.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for use in v.uses:
-            owner = use.owner
-            name = owner.name
-            index = use.operand_number
-            if name == "scf.yield":
-                parent = owner.operation.parent
-                if parent.name in ("scf.for", "scf.if") and index < len(parent.results):
-                    work.append(parent.results[index])
-                    if parent.name == "scf.for":
-                        # the next iteration's iter_arg
-                        work.append(parent.regions[0].blocks[0].arguments[1 + index])
-            elif name == "scf.for" and index >= 3:
-                k = index - 3
-                work.append(owner.operation.regions[0].blocks[0].arguments[1 + k])
-                work.append(owner.operation.results[k])
-        # walking backwards: an iter_arg or a loop/if result aliases its sources
-        owner = v.owner
-        if isinstance(v, ir.BlockArgument):
-            block_owner = v.owner.owner  # the op owning the block
-            if block_owner is not None and block_owner.name == "scf.for" and v.arg_number >= 1:
-                k = v.arg_number - 1
-                work.append(block_owner.operands[3 + k])
-                work.append(block_owner.results[k])
-        elif owner.name in ("scf.for", "scf.if"):
-            k = v.result_number
-            if owner.name == "scf.for":
-                work.append(owner.operands[3 + k])
-            for region in owner.regions:
-                for block in region.blocks:
-                    terminator = _terminator(block)
-                    if terminator is not None and terminator.name == "scf.yield" and k < len(terminator.operands):
-                        work.append(terminator.operands[k])
-    return seen
-
-
 def forward_aliases(value: ir.Value) -> set[ir.Value]:
     """Every value that may name the buffer `value` names: `value` and where
     it flows, through scf.yield to the parent scf.for/scf.if result (and, for
     scf.for, the next iteration's iter_arg), and from an scf.for init operand
     to its iter_arg and result.
 
-    Unlike `alias_closure` this does not go back from a join to the other
-    values flowing into it: for `%r = scf.if ... yield %a ... yield %b`,
+    It does not go back from a join to the other values flowing into it:
+    for `%r = scf.if ... yield %a ... yield %b`,
     `%r` may name `%a` or `%b`, but `%b` never names `%a`. So it answers
     "which values may refer to this buffer" (for liveness, and for reads and
     writes through aliases) without merging the buffers that meet at a join.
@@ -166,11 +121,6 @@ def forward_aliases(value: ir.Value) -> set[ir.Value]:
     return seen
 
 
-def _terminator(block: ir.Block) -> ir.Operation | None:
-    ops = block.operations
-    return ops[len(ops) - 1] if len(ops) else None
-
-
 def defining_alloc(value: ir.Value) -> ir.Operation | None:
     """The alloc op that defines `value` directly, if any."""
     if isinstance(value, ir.BlockArgument):
@@ -181,7 +131,6 @@ def defining_alloc(value: ir.Value) -> ir.Operation | None:
 
 __all__ = [
     "Access",
-    "alias_closure",
     "buffer_type",
     "defining_alloc",
     "escape_reason",
