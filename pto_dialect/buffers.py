@@ -22,6 +22,7 @@ from mlir import ir
 from .catalogue import CATALOGUE
 from .types import buffer_type
 
+
 def is_buffer(value: ir.Value) -> bool:
     return buffer_type(value.type) is not None
 

@@ -165,7 +165,7 @@ def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
 def deep_nesting(depth: int, kind: str) -> str:
     """A kernel whose tile op sits `depth` regions deep."""
     t = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
-    head = [f"func.func @deep(%A: memref<4x8xf32>, %c: i1) {{", "  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index"]
+    head = ["func.func @deep(%A: memref<4x8xf32>, %c: i1) {", "  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index"]
     opens, closes = [], []
     for d in range(depth):
         if kind == "for":
@@ -200,13 +200,13 @@ func.func @k(%A: memref<4x8xf32>) {{
         ("huge-stages", loop(8, 2**40), []),
         ("stages-16", loop(64, 16), []),
         ("stages-17", loop(64, 17), []),
-        ("huge-tile", f'func.func @k() {{\n  %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 1000000000, 1000000000>, f32>\n  return\n}}\n', []),
+        ("huge-tile", 'func.func @k() {\n  %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 1000000000, 1000000000>, f32>\n  return\n}\n', []),
         ("huge-slots", f'func.func @k() {{\n  %t = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<{t}, 1000000 : i64>\n  return\n}}\n', []),
-        ("huge-memref", f"func.func @k(%A: memref<100000000x100000000xf32>) {{\n  return\n}}\n", []),
-        ("huge-dynamic-memref", f"func.func @k(%A: memref<?x?xf32>) {{\n  return\n}}\n", ["--arg", "A=99999999999x99999999999"]),
+        ("huge-memref", "func.func @k(%A: memref<100000000x100000000xf32>) {\n  return\n}\n", []),
+        ("huge-dynamic-memref", "func.func @k(%A: memref<?x?xf32>) {\n  return\n}\n", ["--arg", "A=99999999999x99999999999"]),
         ("huge-addr", f'func.func @k() {{\n  %a = arith.constant 9223372036854775807 : i64\n  %t = "pto.alloc_tile"(%a) : (i64) -> {t}\n  return\n}}\n', []),
         ("negative-addr", f'func.func @k(%a: i64) {{\n  %t = "pto.alloc_tile"(%a) : (i64) -> {t}\n  return\n}}\n', ["--arg", "a=-64"]),
-        ("huge-arg", f"func.func @k(%n: index) {{\n  return\n}}\n", ["--arg", "n=" + "9" * 400]),
+        ("huge-arg", "func.func @k(%n: index) {\n  return\n}\n", ["--arg", "n=" + "9" * 400]),
         ("long-body", loop(4, 2, "".join(f'\n    "pto.tadd"(%t, %t, %t) : ({t}, {t}, {t}) -> ()' for _ in range(3000))), []),
         ("many-functions", "".join(f"func.func @f{i}() {{\n  return\n}}\n" for i in range(2000)), []),
         ("recursion", "func.func @k() {\n  func.call @k() : () -> ()\n  return\n}\n", []),
