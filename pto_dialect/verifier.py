@@ -13,6 +13,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from . import diagnostics
 from .ir_utils import ConstantInts, walk_ops
+from .source_text import strip_comments
 from .targets import TARGETS, ArchError, module_arch, space_spec
 from .types import DTYPE_BYTES, MAX_SLOTS, MIN_SLOTS, SPACES, TileBufType, buffer_type, multi_tile_type, tile_type
 
@@ -271,7 +272,7 @@ class _Verifier:
             try:
                 t = ir.Type.parse(spelling, context)
             except ir.MLIRError:
-                return False  # not a type after all (a comment?): look closely
+                return False  # not a type after all (in a string?): look closely
             if self.type_problem(t):
                 return False
         return True
@@ -361,8 +362,9 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     rule, as `verify_module`, but cheaper in the common case.
 
     Every pto type in a module parsed from text is spelled in that text (in
-    an op's signature or a type alias). When each one spelled there is
-    valid, and `pto.pipeline_stages` appears only on scf.for ops, the rules
+    an op's signature or a type alias). When each one spelled there (outside
+    comments) is valid, and `pto.pipeline_stages` appears only on scf.for
+    ops, the rules
     about types and attribute placement hold, and only the op rules need a
     walk (the C++-filtered one). Otherwise the full per-op walk finds and
     reports each problem at its op.
@@ -372,10 +374,12 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     except ArchError:
         return verify_module(module)
     v = _Verifier(arch)
-    if not v.spelled_types_valid(module.context, source_text):
+    # Comments spell what they like (even types the parser would choke on).
+    code = strip_comments(source_text)
+    if not v.spelled_types_valid(module.context, code):
         return verify_module(module)
     stages_on_loops = v.check_ops(module)
-    if source_text.count(STAGES_ATTR) != stages_on_loops:
-        # some occurrence is elsewhere (another op, a comment): look closely
+    if code.count(STAGES_ATTR) != stages_on_loops:
+        # some occurrence is elsewhere (another op, a string): look closely
         return verify_module(module)
     return v.ok
