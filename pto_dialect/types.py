@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from mlir import ir
 
@@ -35,14 +35,16 @@ class TileBufType:
     dtype: str
     shape_element: str = "i64"
 
-    @property
+    # Views are shared per type (see buffer_type) and asked for their sizes
+    # again and again: computed once.
+    @cached_property
     def num_elements(self) -> int:
         n = 1
         for d in self.shape:
             n *= d
         return n
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         return self.num_elements * DTYPE_BYTES.get(self.dtype, 0)
 
