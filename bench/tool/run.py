@@ -15,7 +15,7 @@ each command's growth exponent (slope of log time over log K). Targets (issue
 6): at K = 4000, convert <= 1.0x peer, pipeline <= 1.5x peer, convert <= 3x
 floor; exponents <= 1.1.
 
-    python bench/tool/run.py [--sizes 500,1000,2000,4000,8000] [--runs 3] [--json out.json]
+    python bench/tool/run.py [--sizes 500,1000,2000,4000,8000] [--runs 5] [--json out.json]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import json
 import math
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -55,18 +56,17 @@ def pto_opt() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "pto_dialect.tools.pto_opt"]
 
 
-def timed(cmd: list[str], runs: int) -> tuple[float, str]:
-    """Median wall time of `runs` runs, and the last run's stdout."""
-    times = []
-    out = ""
-    for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        times.append(time.perf_counter() - start)
-        if done.returncode != 0:
-            sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
-        out = done.stdout
-    return statistics.median(times), out
+def run_once(cmd: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the child, stdout) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
 
 
 def growth_exponent(sizes: list[int], times: list[float]) -> float:
@@ -80,7 +80,7 @@ def growth_exponent(sizes: list[int], times: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="500,1000,2000,4000,8000")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -93,21 +93,34 @@ def main() -> None:
         "floor": lambda pto, _: [mlir_opt, f"--irdl-file={IRDL}", pto],
     }
     env_note = {"PTO_PTOAS_MULTI_BUFFER": os.environ.get("PTO_PTOAS_MULTI_BUFFER")}
+    # The bytecode an installed package has: an editable install under
+    # PYTHONDONTWRITEBYTECODE would otherwise compile our modules every run.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "pto_dialect"), str(ROOT / "passes")], check=True)
     results: dict[str, list[float]] = {name: [] for name in commands}
+    cpu_results: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as tmp:
         for k in sizes:
             pto = Path(tmp) / f"pto{k}.mlir"
             affine = Path(tmp) / f"affine{k}.mlir"
             pto.write_text(pto_kernel(k))
             affine.write_text(affine_kernel(k))
-            for name, make in commands.items():
-                seconds, out = timed(make(str(pto), str(affine)), args.runs)
-                results[name].append(seconds)
-                # the work was really done: every loop converted / double-buffered
-                if name in ("convert", "pipeline"):
-                    assert out.count("pto.alloc_multi_tile") == 2 * k, f"{name} did not convert all {k} loops"
-                if name == "peer":
-                    assert out.count("memref<2x16x64xf32, 1>") >= k, "the peer did not double-buffer"
+            walls: dict[str, list[float]] = {name: [] for name in commands}
+            cpus: dict[str, list[float]] = {name: [] for name in commands}
+            # Round-robin, so that a slow spell of a shared machine hits
+            # every command alike.
+            for _ in range(args.runs):
+                for name, make in commands.items():
+                    wall, cpu, out = run_once(make(str(pto), str(affine)))
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
+                    # the work was really done: every loop converted / double-buffered
+                    if name in ("convert", "pipeline"):
+                        assert out.count("pto.alloc_multi_tile") == 2 * k, f"{name} did not convert all {k} loops"
+                    if name == "peer":
+                        assert out.count("memref<2x16x64xf32, 1>") >= k, "the peer did not double-buffer"
+            for name in commands:
+                results[name].append(statistics.median(walls[name]))
+                cpu_results[name].append(statistics.median(cpus[name]))
             print(f"K={k}: " + ", ".join(f"{n} {results[n][-1]:.3f}s" for n in commands), file=sys.stderr, flush=True)
     rows = []
     header = f"{'K':>6} {'convert s':>10} {'pipeline s':>11} {'peer s':>8} {'floor s':>8} {'conv/peer':>10} {'pipe/peer':>10} {'conv/floor':>11}"
@@ -123,6 +136,9 @@ def main() -> None:
             "convert_over_peer": c / peer,
             "pipeline_over_peer": p / peer,
             "convert_over_floor": c / floor,
+            "cpu_s": {name: cpu_results[name][i] for name in commands},
+            "cpu_convert_over_peer": cpu_results["convert"][i] / cpu_results["peer"][i],
+            "cpu_pipeline_over_peer": cpu_results["pipeline"][i] / cpu_results["peer"][i],
         }
         rows.append(row)
         print(
