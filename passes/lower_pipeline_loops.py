@@ -8,6 +8,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith
 from mlir.dialects.transform import interpreter
+from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..buffers import escape_reason
@@ -39,6 +40,23 @@ module attributes {transform.with_named_sequence} {
   }
 }
 """
+
+
+def pipeline_loops(module: ir.Operation) -> list[ir.Operation]:
+    """The scf.for ops asking for buffering (N >= 2), in walk order. A walk
+    in C++ calls Python only at scf.for ops."""
+    loops: list[ir.Operation] = []
+
+    def visit(op, _rewriter):
+        op = op.operation
+        if (pipeline_stages(op) or 0) >= 2:
+            loops.append(op)
+        return True  # "no match": the walk changes nothing
+
+    patterns = RewritePatternSet()
+    patterns.add("scf.for", visit)
+    walk_and_apply_patterns(module, patterns.freeze())
+    return loops
 
 
 def _pipeline_depth(loop: ir.Operation) -> int:
@@ -136,12 +154,13 @@ class LowerPipelineLoops(ModulePass):
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, ctx: PassContext, module: ir.Operation) -> None:
-        all_ops = walk_ops(module)
-        loops = [op for op in all_ops if op.name == "scf.for" and (pipeline_stages(op) or 0) >= 2]
+        loops = pipeline_loops(module)
+        if not loops:
+            return  # the common case after convert-to-ptoas-multi-buffer
         by_depth: dict[int, list[ir.Operation]] = {}
         for loop in loops:
             by_depth.setdefault(_pipeline_depth(loop), []).append(loop)
-        size = len(all_ops)
+        size = len(walk_ops(module))
         limit = self.max_ops or max(AUTO_MAX_OPS, AUTO_GROWTH * size)
         # Innermost first: an outer loop's copies then contain the already
         # lowered inner loops.
