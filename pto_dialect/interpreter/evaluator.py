@@ -261,26 +261,23 @@ def _tile_of(op: ir.Operation, index: int):
     return t
 
 
-def _compile_alloc_tile(c: _Compiler, op: ir.Operation) -> Instr:
-    tile = tile_type(op.results[0].type)
-    memory = c.interp.memory
+def _compile_alloc(c: _Compiler, op: ir.Operation, view, make) -> Instr:
+    """An alloc: `make(key, view, addr)` builds its buffer (addr None: the
+    op's private buffer)."""
     key = c.interp.new_key()
     result = c.define(op.results[0])
     if len(op.operands):
         addr = c.use(op.operands[0], op)
-        return lambda frame: frame.__setitem__(result, memory.tile(key, tile, frame[addr]))
-    return lambda frame: frame.__setitem__(result, memory.tile(key, tile, None))
+        return lambda frame: frame.__setitem__(result, make(key, view, frame[addr]))
+    return lambda frame: frame.__setitem__(result, make(key, view, None))
+
+
+def _compile_alloc_tile(c: _Compiler, op: ir.Operation) -> Instr:
+    return _compile_alloc(c, op, tile_type(op.results[0].type), c.interp.memory.tile)
 
 
 def _compile_alloc_multi_tile(c: _Compiler, op: ir.Operation) -> Instr:
-    mb = multi_tile_type(op.results[0].type)
-    memory = c.interp.memory
-    key = c.interp.new_key()
-    result = c.define(op.results[0])
-    if len(op.operands):
-        addr = c.use(op.operands[0], op)
-        return lambda frame: frame.__setitem__(result, memory.multi_tile(key, mb, frame[addr]))
-    return lambda frame: frame.__setitem__(result, memory.multi_tile(key, mb, None))
+    return _compile_alloc(c, op, multi_tile_type(op.results[0].type), c.interp.memory.multi_tile)
 
 
 def _compile_multi_tile_get(c: _Compiler, op: ir.Operation) -> Instr:

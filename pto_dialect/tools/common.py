@@ -38,6 +38,24 @@ def import_mlir_without_numpy() -> None:
         del sys.modules["numpy"]
 
 
+def report_exception(tool: str, e: Exception) -> int:
+    """What the tools do with an exception that reached `main`: a pipeline
+    that does not parse is the user's error; anything else is a bug, said
+    briefly, without a traceback (PTO_DEBUG=1 shows it). Returns the exit code."""
+    import os
+    import traceback
+
+    # pipeline.py imports mlir: only a run that got that far can raise its error.
+    pipeline = sys.modules.get("pto_dialect.pipeline")
+    if pipeline is not None and isinstance(e, pipeline.PipelineError):
+        print(e.render() if e.col else f"{tool}: error: {e}", file=sys.stderr)
+        return 1
+    if os.environ.get("PTO_DEBUG"):
+        traceback.print_exc()
+    print(f"{tool}: error: internal error: {type(e).__name__}: {e} (set PTO_DEBUG=1 for the traceback)", file=sys.stderr)
+    return 1
+
+
 class ToolError(Exception):
     """A failure outside the IR (bad flag, unreadable file): one message."""
 

@@ -11,9 +11,7 @@ exit code 1, never a traceback.
 from __future__ import annotations
 
 import io
-import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 
 from .. import LLVM_VERSION, __version__
@@ -430,19 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as e:
-        # pipeline.py imports mlir: only a run that got that far can raise its error.
-        pipeline = sys.modules.get("pto_dialect.pipeline")
-        if pipeline is not None and isinstance(e, pipeline.PipelineError):
-            print(e.render() if e.col else f"pto-opt: error: {e}", file=sys.stderr)
-            return 1
-        # Anything else is a bug: say so, briefly, without a traceback.
-        if os.environ.get("PTO_DEBUG"):
-            traceback.print_exc()
-        print(
-            f"pto-opt: error: internal error: {type(e).__name__}: {e} (set PTO_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return 1
+        from .common import report_exception
+
+        return report_exception("pto-opt", e)
 
 
 if __name__ == "__main__":

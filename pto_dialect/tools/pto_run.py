@@ -21,9 +21,7 @@ only have to ask for it and add themselves to `reports`.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 
 from .. import LLVM_VERSION, __version__
@@ -371,19 +369,9 @@ def main(argv: list[str] | None = None) -> int:
         print("pto-run: error: input nested too deeply", file=sys.stderr)
         return 1
     except Exception as e:
-        from ..pipeline import PipelineError
+        from .common import report_exception
 
-        if isinstance(e, PipelineError):
-            print(e.render() if e.col else f"pto-run: error: {e}", file=sys.stderr)
-            return 1
-        # anything else is a bug: say so, briefly, without a traceback
-        if os.environ.get("PTO_DEBUG"):
-            traceback.print_exc()
-        print(
-            f"pto-run: error: internal error: {type(e).__name__}: {e} (set PTO_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return 1
+        return report_exception("pto-run", e)
 
 
 if __name__ == "__main__":
