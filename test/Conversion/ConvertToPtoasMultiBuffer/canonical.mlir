@@ -52,3 +52,8 @@ func.func @not_a_pipeline_loop(%src: memref<128x16xf32>) {
   }
   return
 }
+
+// --verbose reports the conversions made too, not only the ones declined.
+// RUN: pto-opt %s --convert-to-ptoas-multi-buffer --verbose -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERBOSE
+// VERBOSE: canonical.mlir:30:3: remark: pipeline loop converted to 2-slot multi-buffering of 2 tile(s)
+// VERBOSE-NOT: remark
