@@ -1,4 +1,8 @@
 // RUN: pto-opt %s --split-input-file --pto-lower-pipeline-loops --verify-diagnostics | FileCheck %s
+// RUN: pto-opt %s --split-input-file --pto-lower-pipeline-loops --verbose -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERBOSE
+// VERBOSE: remark: pipeline loop body replicated 2 times
+// VERBOSE: remark: pipeline loop body replicated 2 times
+// VERBOSE: remark: pipeline loop body replicated 3 times
 
 // Replication unrolls a pipeline loop by N with the upstream unroller; each
 // copy of the body gets its own tiles, and every loop produced ends at
