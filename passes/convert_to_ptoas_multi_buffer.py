@@ -17,8 +17,9 @@ from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
 from ..report import LoopDecision, TileDecision
 from ..targets import ARCHS, ArchError, resolve_arch, space_spec
-from ..types import MAX_SLOTS, MIN_SLOTS, SPACES, MultiTileBufType, align_up, tile_type
+from ..types import MAX_SLOTS, MIN_SLOTS, SPACES, MultiTileBufType, TileBufType, align_up, tile_type
 from ..verifier import STAGES_ATTR
+
 
 def pipeline_stages(op: ir.Operation) -> int | None:
     """N of a pipeline loop (`pto.pipeline_stages = N`), else None."""
@@ -41,9 +42,16 @@ def where(op: ir.Operation) -> str:
 class _Tile:
     alloc: ir.Operation
     value: ir.Value
-    space: str
-    type_text: str
+    view: TileBufType | None
     reason: str = ""  # why it is not multi-buffered; "" when eligible
+
+    @property
+    def space(self) -> str:
+        return self.view.loc if self.view else "?"
+
+    @property
+    def type_text(self) -> str:
+        return str(self.view or self.value.type)
 
 
 def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
@@ -57,9 +65,8 @@ def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
             for inner in block.operations:
                 if inner.name == "pto.alloc_tile":
                     value = inner.results[0]
-                    view = tile_type(value.type)
                     reason = f"it is defined inside a nested '{op.name}', not directly in the pipeline loop's body"
-                    tiles.append(_Tile(inner, value, view.loc if view else "?", str(view or value.type), reason))
+                    tiles.append(_Tile(inner, value, tile_type(value.type), reason))
                 elif len(inner.regions):
                     _collect_nested_tiles(inner, tiles)
 
@@ -217,8 +224,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
 
     def direct_tile(self, alloc: ir.Operation) -> _Tile:
         value = alloc.results[0]
-        view = tile_type(value.type)
-        tile = _Tile(alloc, value, view.loc if view else "?", str(view or value.type))
+        tile = _Tile(alloc, value, tile_type(value.type))
         if len(alloc.operands):
             tile.reason = "it has an explicit addr"
         elif tile.space not in self.spaces:
@@ -232,7 +238,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         strides: dict[str, int] = {}
         for t in tiles:
             alignment = space_spec(arch, t.space).alignment
-            strides[t.space] = strides.get(t.space, 0) + align_up(tile_type(t.value.type).nbytes, alignment)
+            strides[t.space] = strides.get(t.space, 0) + align_up(t.view.nbytes, alignment)
         slots = requested
         limiting = None
         for space, stride_sum in strides.items():
@@ -265,7 +271,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         regions = []
         with ir.InsertionPoint(loop):
             for t in tiles:
-                region_type = MultiTileBufType(tile_type(t.value.type), slots).to_ir()
+                region_type = MultiTileBufType(t.view, slots).to_ir()
                 region = ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location)
                 ctx.changed(region)
                 regions.append(region.result)
