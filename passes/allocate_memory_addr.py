@@ -9,7 +9,7 @@ from typing import ClassVar
 from mlir import ir
 
 from .. import diagnostics
-from ..diagnostics import location_position
+from ..diagnostics import location_text
 from ..catalogue import ALLOC_OPS
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
@@ -22,11 +22,6 @@ from ..types import SPACES, MultiTileBufType, buffer_type
 
 MEMORY_USAGE_ATTR = "pto.memory_usage"
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
-
-
-def where(loc: ir.Location) -> str:
-    file, line, col = location_position(loc)
-    return f"{file}:{line}:{col}" if file is not None else "<unknown>"
 
 
 @dataclass
@@ -208,7 +203,7 @@ class AllocateMemoryAddr(ModulePass):
     def _record(self, liveness: FunctionLiveness, b: _Buffer, addr: int) -> BufferPlacement:
         loops = liveness.loops
         return BufferPlacement(
-            location=where(b.alloc.location),
+            location=location_text(b.alloc.location),
             space=b.space,
             type=b.type_text,
             addr=addr,
@@ -216,10 +211,10 @@ class AllocateMemoryAddr(ModulePass):
             first=b.live.start,
             last=b.live.end,
             fixed=b.fixed is not None,
-            first_at=where(liveness.ops[b.live.start].location),
-            last_at=where(liveness.ops[b.live.end].location),
+            first_at=location_text(liveness.ops[b.live.start].location),
+            last_at=location_text(liveness.ops[b.live.end].location),
             whole_loops=[
-                f"the {loops[i].op.name} at {where(loops[i].op.location)}: {why}"
+                f"the {loops[i].op.name} at {location_text(loops[i].op.location)}: {why}"
                 for i, why in sorted(b.live.whole_loops.items())
             ]
             + ([f"the whole function: {b.live.whole_function}"] if b.live.whole_function else []),

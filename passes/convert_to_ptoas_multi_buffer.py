@@ -11,7 +11,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 from .. import diagnostics
 from ..buffers import escape_reason
 from ..ir_utils import ConstantInts
-from ..diagnostics import location_position
+from ..diagnostics import location_text
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
@@ -31,11 +31,6 @@ def pipeline_stages(op: ir.Operation) -> int | None:
 
 def set_pipeline_stages(op: ir.Operation, n: int) -> None:
     op.attributes[STAGES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
-
-
-def where(op: ir.Operation) -> str:
-    file, line, col = location_position(op.location)
-    return f"{file}:{line}:{col}" if file is not None else "<unknown>"
 
 
 @dataclass
@@ -148,12 +143,12 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         requested = pipeline_stages(loop)
         if requested is None or requested < 2:
             return True
-        decision = LoopDecision(self.name, where(loop), requested, converted=False)
+        decision = LoopDecision(self.name, location_text(loop.location), requested, converted=False)
         ctx.report.loops.append(decision)
         tiles = self.collect_tiles(loop)
         eligible = [t for t in tiles if not t.reason]
         for t in tiles:
-            decision.tiles.append(TileDecision(where(t.alloc), t.space, t.type_text, not t.reason, t.reason))
+            decision.tiles.append(TileDecision(location_text(t.alloc.location), t.space, t.type_text, not t.reason, t.reason))
             if t.reason:
                 diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
         if not eligible:

@@ -11,14 +11,15 @@ from mlir.dialects.transform import interpreter
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
+from ..diagnostics import location_text
 from ..buffers import escape_reason
 from ..ir_utils import walk_ops
-from ..loop_carried import loop_carried_buffers, static_trip_count
-from ..loop_index import LoopBounds
+from ..loop_carried import loop_carried_buffers
+from ..loop_index import LoopBounds, static_trip_count
 from ..pass_infra import ModulePass, PassContext, PassFailed, option
 from ..report import LoopDecision, TileDecision
 from ..types import buffer_type
-from .convert_to_ptoas_multi_buffer import pipeline_stages, set_pipeline_stages, where
+from .convert_to_ptoas_multi_buffer import pipeline_stages, set_pipeline_stages
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
 # no module growth without bound (k nested pipeline loops multiply: 2^k).
@@ -178,7 +179,7 @@ class LowerPipelineLoops(ModulePass):
                         f"the module to {grown} ops, over the limit of {limit} (max-ops)"
                     )
                     ctx.report.loops.append(
-                        LoopDecision(self.name, where(loop), pipeline_stages(loop), converted=False, reasons=[reason])
+                        LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason])
                     )
                     diagnostics.emit_remark(loop.location, reason)
                     continue
@@ -209,7 +210,7 @@ class LowerPipelineLoops(ModulePass):
     def share_carried_buffers(self, ctx: PassContext, loop: ir.Operation, factor: int) -> None:
         """Move the buffers that must stay one buffer across iterations to
         just before `loop`, and record the decision."""
-        decision = LoopDecision(self.name, where(loop), factor, converted=True, slots=factor)
+        decision = LoopDecision(self.name, location_text(loop.location), factor, converted=True, slots=factor)
         ctx.report.loops.append(decision)
         body_allocs = [
             op
@@ -229,7 +230,7 @@ class LowerPipelineLoops(ModulePass):
                 reason = escape_reason(value)
             shared = reason is not None
             view = buffer_type(value.type)
-            decision.tiles.append(TileDecision(where(alloc), view.loc if view else "", str(value.type), not shared, reason or ""))
+            decision.tiles.append(TileDecision(location_text(alloc.location), view.loc if view else "", str(value.type), not shared, reason or ""))
             if shared:
                 alloc.move_before(loop)
                 diagnostics.emit_remark(

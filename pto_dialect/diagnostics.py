@@ -63,9 +63,7 @@ class Diag:
         )
 
     def where(self) -> str:
-        if self.file is None:
-            return "<unknown>"
-        return f"{self.file}:{self.line}:{self.col}"
+        return position_text(self.file, self.line, self.col)
 
     def to_dict(self) -> dict:
         return {
@@ -76,6 +74,16 @@ class Diag:
             "col": self.col,
             "notes": [n.to_dict() for n in self.notes],
         }
+
+
+def position_text(file: str | None, line: int, col: int) -> str:
+    """`file:line:col`, or `<unknown>` without a file position."""
+    return f"{file}:{line}:{col}" if file is not None else "<unknown>"
+
+
+def location_text(loc: ir.Location) -> str:
+    """`file:line:col` of the first file position inside `loc`."""
+    return position_text(*location_position(loc))
 
 
 def location_position(loc: ir.Location) -> tuple[str | None, int, int]:

@@ -28,7 +28,7 @@ from mlir import ir
 
 from .buffers import forward_aliases, op_access
 from .catalogue import CATALOGUE
-from .ir_utils import constant_int
+from .loop_index import static_trip_count
 
 
 @dataclass(frozen=True)
@@ -37,14 +37,6 @@ class Carried:
 
     op: ir.Operation
     reason: str
-
-
-def static_trip_count(for_op: ir.Operation) -> int | None:
-    """The trip count of an `scf.for` with constant bounds, else None."""
-    lb, ub, step = (constant_int(v) for v in list(for_op.operands)[:3])
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return max(0, -(-(ub - lb) // step))
 
 
 class _Walker:

@@ -44,9 +44,22 @@ class LoopBounds:
         return cls(lb, ub, step, constants(lb), constants(ub), constants(step))
 
     @property
+    def trip_count(self) -> int | None:
+        """The number of iterations when all bounds are constants (and the
+        step positive), else None."""
+        if None in (self.lower_const, self.upper_const, self.step_const) or self.step_const <= 0:
+            return None
+        return max(0, -(-(self.upper_const - self.lower_const) // self.step_const))
+
+    @property
     def is_ptoas_canonical(self) -> bool:
         """True when the slot can be exactly `arith.remui %iv, %cN`."""
         return self.step_const == 1 and self.lower_const is not None and self.lower_const >= 0
+
+
+def static_trip_count(loop: ir.Operation) -> int | None:
+    """The trip count of an `scf.for` with constant bounds, else None."""
+    return LoopBounds.of(loop).trip_count
 
 
 def induction_var(loop: ir.Operation) -> ir.Value:
@@ -87,10 +100,8 @@ def normalize_loop(loop: ir.Operation) -> None:
     with ir.InsertionPoint(loop), loop.location:
         zero = _constant(0, iv_type)
         one = _constant(1, iv_type)
-        if None not in (bounds.lower_const, bounds.upper_const, bounds.step_const):
-            span = bounds.upper_const - bounds.lower_const
-            trips = max(0, -(-span // bounds.step_const))
-            trip_count = _constant(trips, iv_type)
+        if bounds.trip_count is not None:
+            trip_count = _constant(bounds.trip_count, iv_type)
         else:
             span = arith.SubIOp(bounds.upper, bounds.lower).result
             trips = arith.CeilDivSIOp(span, bounds.step).result

@@ -5,7 +5,8 @@ from __future__ import annotations
 from mlir import ir
 
 from pto_dialect.dialect import load_dialect
-from pto_dialect.loop_carried import loop_carried_buffers, static_trip_count
+from pto_dialect.loop_carried import loop_carried_buffers
+from pto_dialect.loop_index import static_trip_count
 
 V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
 LOAD = '"pto.tload"(%src, %c0, %c0, %{t}) : (memref<64x64xf32>, index, index, !v) -> ()'
