@@ -14,13 +14,12 @@ from ..catalogue import ALLOC_OPS
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
 from ..memory_report import FORMATS, render
-from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
-from ..targets import ARCHS, ArchError, resolve_arch, space_spec
+from ..targets import ARCHS, space_spec
 from ..types import SPACES, MultiTileBufType, buffer_type
-
-MEMORY_USAGE_ATTR = "pto.memory_usage"
+from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
 
 
@@ -38,7 +37,7 @@ class _Buffer:
         return self.live.alloc
 
 
-@dataclass
+@dataclass(frozen=True)
 class AllocateMemoryAddr(ModulePass):
     """Give every pto buffer a constant address; buffers with disjoint lifetimes share memory (CONTRACT 2.3).
 
@@ -107,7 +106,7 @@ class AllocateMemoryAddr(ModulePass):
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
     report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
 
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
             arch = resolve_arch(module, self.arch)
         except ArchError as e:
@@ -122,10 +121,10 @@ class AllocateMemoryAddr(ModulePass):
                 f"'{alloc.name}' outside a func.func gets no address: the allocator places the buffers of each function",
             )
         for func in functions:
-            memory, func_ok = self.allocate_function(ctx, func, arch)
+            memory, func_ok = self.allocate_function(run, func, arch)
             memories.append(memory)
             ok = ok and func_ok
-        ctx.report.memory.extend(memories)
+        run.report.memory.extend(memories)
         if self.report != "none":
             sys.stderr.write(render(memories, self.report))
             sys.stderr.flush()
@@ -134,7 +133,7 @@ class AllocateMemoryAddr(ModulePass):
 
     # -- one function -----------------------------------------------------------
 
-    def allocate_function(self, ctx: PassContext, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
+    def allocate_function(self, run: PassRun, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
         """Place the buffers of `func`; rewrite it only when all fit."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         liveness = function_liveness(func)
@@ -173,10 +172,8 @@ class AllocateMemoryAddr(ModulePass):
                     addr = addrs[i]
                     if addr not in attrs:
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
-                    ctx.changed(_set_addr(b.alloc, i64, attrs[addr]))
-            func.attributes[MEMORY_USAGE_ATTR] = ir.DictAttr.get(
-                {space: ir.IntegerAttr.get(i64, used) for space, used in memory.peak.items()}, func.context
-            )
+                    run.changed(_set_addr(b.alloc, i64, attrs[addr]))
+            set_memory_usage(func, memory.peak)
         return memory, ok
 
     def _buffers(self, liveness: FunctionLiveness, arch: str) -> list[_Buffer]:

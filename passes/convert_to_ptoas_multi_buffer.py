@@ -10,27 +10,24 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..buffers import escape_reason
-from ..ir_utils import ConstantInts
 from ..diagnostics import location_text
+from ..ir_utils import ConstantInts
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
-from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
-from ..targets import ARCHS, ArchError, resolve_arch, space_spec
-from ..types import MAX_SLOTS, MIN_SLOTS, SPACES, MultiTileBufType, TileBufType, align_up, tile_type
-from ..verifier import STAGES_ATTR
-
-
-def pipeline_stages(op: ir.Operation) -> int | None:
-    """N of a pipeline loop (`pto.pipeline_stages = N`), else None."""
-    if STAGES_ATTR not in op.attributes:
-        return None
-    attr = op.attributes[STAGES_ATTR]
-    return attr.value if isinstance(attr, ir.IntegerAttr) else None
-
-
-def set_pipeline_stages(op: ir.Operation, n: int) -> None:
-    op.attributes[STAGES_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+from ..targets import ARCHS, space_spec
+from ..types import SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
+from ..vocabulary import (
+    MAX_SLOTS,
+    MIN_SLOTS,
+    ArchError,
+    asks_for_buffering,
+    pipeline_stages,
+    resolve_arch,
+    set_pipeline_stages,
+    stages_attr,
+)
 
 
 @dataclass
@@ -53,7 +50,7 @@ def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
     """The allocs inside `op`'s regions that belong to the enclosing pipeline
     loop: everything but what a nested pipeline loop owns. Not eligible: a
     nested region is a boundary (CONTRACT 2.1, rule 1)."""
-    if op.name == "scf.for" and (pipeline_stages(op) or 0) >= 2:
+    if asks_for_buffering(op):
         return
     for region in op.regions:
         for block in region.blocks:
@@ -66,7 +63,7 @@ def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
                     _collect_nested_tiles(inner, tiles)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConvertToPtoasMultiBuffer(ModulePass):
     """Turn pipeline loops into ptoas multi-buffer form (CONTRACT 2.1).
 
@@ -123,28 +120,42 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")
     arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a3)", choices=ARCHS)
 
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
             arch = resolve_arch(module, self.arch)
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
-        self._constants = ConstantInts()
-        self._one = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
+        conversion = _Conversion(self, run, arch, module.context)
         patterns = RewritePatternSet()
-        patterns.add("scf.for", lambda op, rewriter: self.convert_loop(ctx, arch, op.operation))
+        patterns.add("scf.for", lambda op, rewriter: conversion.convert_loop(op.operation))
         walk_and_apply_patterns(module, patterns.freeze())
+
+
+class _Conversion:
+    """One run of the pass over one module: its options, where its
+    decisions go, and what it builds once and reuses for every loop."""
+
+    def __init__(self, options: ConvertToPtoasMultiBuffer, run: PassRun, arch: str, context: ir.Context) -> None:
+        self.name = options.name
+        self.spaces = options.spaces
+        self.normalize_loops = options.normalize_loops
+        self.run = run
+        self.arch = arch
+        self.constants = ConstantInts()
+        self.types = TypeBuilder(context)
+        self.converted_stages = stages_attr(1, context)
 
     # -- per loop ----------------------------------------------------------------
 
-    def convert_loop(self, ctx: PassContext, arch: str, loop: ir.Operation) -> bool:
+    def convert_loop(self, loop: ir.Operation) -> bool:
         """The pattern: returns False when it rewrote `loop` (pattern
         convention: a falsy result is success)."""
         requested = pipeline_stages(loop)
         if requested is None or requested < 2:
             return True
         decision = LoopDecision(self.name, location_text(loop.location), requested, converted=False)
-        ctx.report.loops.append(decision)
+        self.run.report.loops.append(decision)
         tiles = self.collect_tiles(loop)
         eligible = [t for t in tiles if not t.reason]
         for t in tiles:
@@ -161,7 +172,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             note = f"pipeline loop asks for {requested} slots but a multi-tile buffer holds at most {MAX_SLOTS}; using {MAX_SLOTS}"
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
-        slots, reason = self.fit_slots(arch, wanted, eligible)
+        slots, reason = self.fit_slots(wanted, eligible)
         if slots < MIN_SLOTS:
             self.decline(loop, decision, reason)
             for t in decision.tiles:
@@ -170,10 +181,10 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(ctx, loop, eligible, slots)
+        self.rewrite(loop, eligible, slots)
         decision.converted = True
         decision.slots = slots
-        if ctx.verbose:
+        if self.run.verbose:
             diagnostics.emit_remark(
                 loop.location,
                 f"pipeline loop converted to {slots}-slot multi-buffering of {len(eligible)} tile(s)",
@@ -226,39 +237,39 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             tile.reason = f"its space \"{tile.space}\" is not in spaces={','.join(self.spaces)}"
         return tile
 
-    def fit_slots(self, arch: str, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
+    def fit_slots(self, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's
         multi-buffered tiles fit every space, with the remark text when it
         is less than requested (0 when even 2 do not fit)."""
         strides: dict[str, int] = {}
         for t in tiles:
-            alignment = space_spec(arch, t.space).alignment
+            alignment = space_spec(self.arch, t.space).alignment
             strides[t.space] = strides.get(t.space, 0) + align_up(t.view.nbytes, alignment)
         slots = requested
         limiting = None
         for space, stride_sum in strides.items():
-            capacity = space_spec(arch, space).capacity
+            capacity = space_spec(self.arch, space).capacity
             fit = capacity // stride_sum
             if fit < slots:
                 slots, limiting = fit, space
         if limiting is None:
             return requested, ""
-        capacity = space_spec(arch, limiting).capacity
+        capacity = space_spec(self.arch, limiting).capacity
         per_slot = strides[limiting]
         if slots < MIN_SLOTS:
             return 0, (
                 f"even {MIN_SLOTS} slots of its tiles need {MIN_SLOTS * per_slot} bytes of "
-                f"\"{limiting}\", more than its {capacity} bytes on {arch}"
+                f"\"{limiting}\", more than its {capacity} bytes on {self.arch}"
             )
         return slots, (
             f"pipeline loop asks for {requested} slots but only {slots} fit in \"{limiting}\" "
-            f"({slots} x {per_slot} = {slots * per_slot} of {capacity} bytes on {arch}); using {slots}"
+            f"({slots} x {per_slot} = {slots * per_slot} of {capacity} bytes on {self.arch}); using {slots}"
         )
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, ctx: PassContext, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
-        bounds = LoopBounds.of(loop, self._constants)
+    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
+        bounds = LoopBounds.of(loop, self.constants)
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             normalize_loop(loop)
             bounds = LoopBounds.of(loop)
@@ -266,9 +277,9 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         regions = []
         with ir.InsertionPoint(loop):
             for t in tiles:
-                region_type = MultiTileBufType(t.view, slots).to_ir()
+                region_type = self.types.get(MultiTileBufType(t.view, slots))
                 region = ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location)
-                ctx.changed(region)
+                self.run.changed(region)
                 regions.append(region.result)
         body = loop.regions[0].blocks[0]
         # The slot count constant goes next to its one use, the slot index,
@@ -286,8 +297,8 @@ class ConvertToPtoasMultiBuffer(ModulePass):
                 loc=t.alloc.location,
                 ip=ir.InsertionPoint(t.alloc),
             )
-            ctx.changed(get)
+            self.run.changed(get)
             t.value.replace_all_uses_with(get.result)
             t.alloc.erase()
-        loop.attributes[STAGES_ATTR] = self._one
-        ctx.changed(loop)
+        set_pipeline_stages(loop, self.converted_stages)
+        self.run.changed(loop)

@@ -16,10 +16,10 @@ from ..buffers import escape_reason
 from ..ir_utils import walk_ops
 from ..loop_carried import loop_carried_buffers
 from ..loop_index import LoopBounds, static_trip_count
-from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
 from ..types import buffer_type
-from .convert_to_ptoas_multi_buffer import pipeline_stages, set_pipeline_stages
+from ..vocabulary import asks_for_buffering, pipeline_stages, set_pipeline_stages, stages_attr
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
 # no module growth without bound (k nested pipeline loops multiply: 2^k).
@@ -50,7 +50,7 @@ def pipeline_loops(module: ir.Operation) -> list[ir.Operation]:
 
     def visit(op, _rewriter):
         op = op.operation
-        if (pipeline_stages(op) or 0) >= 2:
+        if asks_for_buffering(op):
             loops.append(op)
         return True  # "no match": the walk changes nothing
 
@@ -65,7 +65,7 @@ def _pipeline_depth(loop: ir.Operation) -> int:
     depth = 0
     parent = loop.parent
     while parent is not None and parent.name != "builtin.module":
-        if parent.name == "scf.for" and (pipeline_stages(parent) or 0) >= 2:
+        if asks_for_buffering(parent):
             depth += 1
         parent = parent.parent
     return depth
@@ -104,7 +104,7 @@ def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
         loop.operands[1] = arith.MaxSIOp(bounds.upper, bounds.lower).result
 
 
-@dataclass
+@dataclass(frozen=True)
 class LowerPipelineLoops(ModulePass):
     """Replicate the body of every pipeline loop still at N >= 2 (CONTRACT 2.2).
 
@@ -154,7 +154,7 @@ class LowerPipelineLoops(ModulePass):
     name: ClassVar[str] = "pto-lower-pipeline-loops"
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         loops = pipeline_loops(module)
         if not loops:
             return  # the common case after convert-to-ptoas-multi-buffer
@@ -178,13 +178,13 @@ class LowerPipelineLoops(ModulePass):
                         f"pipeline loop is not replicated: {factor} copies of its {body_size} ops would grow "
                         f"the module to {grown} ops, over the limit of {limit} (max-ops)"
                     )
-                    ctx.report.loops.append(
+                    run.report.loops.append(
                         LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason])
                     )
                     diagnostics.emit_remark(loop.location, reason)
                     continue
                 size = grown
-                self.share_carried_buffers(ctx, loop, factor)
+                self.share_carried_buffers(run, loop, factor)
                 by_factor.setdefault(factor, []).append(loop)
             for factor, group in sorted(by_factor.items()):
                 blocks = set()
@@ -192,7 +192,7 @@ class LowerPipelineLoops(ModulePass):
                     clamp_dynamic_upper_bound(loop)
                     loop.attributes[_MARK] = ir.UnitAttr.get()
                     blocks.add(loop.block)
-                self.unroll_marked(module, factor, blocks)
+                self.unroll_marked(module, factor, blocks, stages_attr(1, module.context))
 
     def replication_factor(self, loop: ir.Operation) -> int:
         requested = pipeline_stages(loop)
@@ -207,11 +207,11 @@ class LowerPipelineLoops(ModulePass):
         )
         return MAX_COPIES
 
-    def share_carried_buffers(self, ctx: PassContext, loop: ir.Operation, factor: int) -> None:
+    def share_carried_buffers(self, run: PassRun, loop: ir.Operation, factor: int) -> None:
         """Move the buffers that must stay one buffer across iterations to
         just before `loop`, and record the decision."""
         decision = LoopDecision(self.name, location_text(loop.location), factor, converted=True, slots=factor)
-        ctx.report.loops.append(decision)
+        run.report.loops.append(decision)
         body_allocs = [
             op
             for op in walk_ops(loop)
@@ -236,10 +236,10 @@ class LowerPipelineLoops(ModulePass):
                 diagnostics.emit_remark(
                     alloc.location, f"buffer is shared by all {factor} copies of the loop body: {reason}"
                 )
-        if ctx.verbose:
+        if run.verbose:
             diagnostics.emit_remark(loop.location, f"pipeline loop body replicated {factor} times")
 
-    def unroll_marked(self, module: ir.Operation, factor: int, blocks: set) -> None:
+    def unroll_marked(self, module: ir.Operation, factor: int, blocks: set, lowered: ir.Attribute) -> None:
         """Unroll the marked loops by `factor`; `blocks` holds their parent
         blocks, where the loops the unroller leaves (main and remainder) are.
         (The loop ops themselves may be gone: a one-trip loop is inlined.)"""
@@ -254,5 +254,5 @@ class LowerPipelineLoops(ModulePass):
             for op in block.operations:
                 if op.name == "scf.for" and _MARK in op.attributes:
                     del op.attributes[_MARK]
-                    set_pipeline_stages(op, 1)
+                    set_pipeline_stages(op, lowered)
                     allocate_copies_up_front(op)

@@ -6,25 +6,23 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlir import ir
-
-from ..pass_infra import ModulePass, OptionError, PassContext, option, parse_bool
+from ..pass_infra import ModulePass, OptionError, option
+from ..pipeline_syntax import parse_bool
 from ..report import SwitchDecision
 from ..targets import ARCHS
-from .allocate_memory_addr import AllocateMemoryAddr
-from .convert_to_ptoas_multi_buffer import ConvertToPtoasMultiBuffer
-from .lower_pipeline_loops import LowerPipelineLoops
+from . import get_pass_class
 
 ENV_SWITCH = "PTO_PTOAS_MULTI_BUFFER"
 
 
-def resolve_switch(option_value: bool | None, ctx: PassContext) -> SwitchDecision:
+def resolve_switch(option_value: bool | None, settings) -> SwitchDecision:
     """use-ptoas-multi-buffer: the pass option, else the flag or Python
-    keyword, else the environment, else off (CONTRACT 2.4)."""
+    keyword (in the pipeline's `settings`), else the environment, else off
+    (docs/passes.md, `pto-pipeline`)."""
     if option_value is not None:
         return SwitchDecision(option_value, "the pto-pipeline option use-ptoas-multi-buffer")
-    if ctx.use_ptoas_multi_buffer is not None:
-        return SwitchDecision(ctx.use_ptoas_multi_buffer, ctx.use_ptoas_multi_buffer_source or "the caller")
+    if settings.use_ptoas_multi_buffer is not None:
+        return SwitchDecision(settings.use_ptoas_multi_buffer, settings.use_ptoas_multi_buffer_source or "the caller")
     raw = os.environ.get(ENV_SWITCH)
     if raw is not None and raw.strip():
         try:
@@ -34,7 +32,7 @@ def resolve_switch(option_value: bool | None, ctx: PassContext) -> SwitchDecisio
     return SwitchDecision(False, "the default (off)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class PtoPipeline(ModulePass):
     """Lower pipeline loops either way: ptoas multi-buffering or replication (CONTRACT 2.4).
 
@@ -69,20 +67,16 @@ class PtoPipeline(ModulePass):
     arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a3)", choices=ARCHS)
     allocate: bool = option(True, "assign slot addresses (pto-allocate-memory-addr) at the end")
 
-    def expand(self, ctx: PassContext) -> list[ModulePass]:
-        switch = resolve_switch(self.use_ptoas_multi_buffer, ctx)
-        ctx.report.switch.append(switch)
-        if ctx.verbose:
+    def expand(self, pipeline) -> list[ModulePass]:
+        switch = resolve_switch(self.use_ptoas_multi_buffer, pipeline.settings)
+        pipeline.report.switch.append(switch)
+        if pipeline.settings.verbose:
             state = "on" if switch.value else "off"
-            ctx.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
+            pipeline.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
         passes: list[ModulePass] = []
         if switch.value:
-            passes.append(ConvertToPtoasMultiBuffer(arch=self.arch))
-        passes.append(LowerPipelineLoops())
+            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch))
+        passes.append(get_pass_class("pto-lower-pipeline-loops")())
         if self.allocate:
-            passes.append(AllocateMemoryAddr(arch=self.arch))
+            passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch))
         return passes
-
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
-        for sub in self.expand(ctx):
-            sub.apply(ctx, module)

@@ -7,12 +7,12 @@ from typing import ClassVar
 
 from mlir import ir
 
-from ..pass_infra import ModulePass, PassContext, PassFailed, option
+from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..targets import ARCHS
 from ..verifier import verify_module
 
 
-@dataclass
+@dataclass(frozen=True)
 class PtoVerify(ModulePass):
     """Check the pto rules that IRDL cannot express (CONTRACT 2.5).
 
@@ -39,6 +39,6 @@ class PtoVerify(ModulePass):
     name: ClassVar[str] = "pto-verify"
     arch: str | None = option(None, "check capacities for this arch instead of the module's pto.target_arch", choices=ARCHS)
 
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         if not verify_module(module, self.arch):
             raise PassFailed()

@@ -2,16 +2,16 @@
 bindings, with passes that turn pipelined `scf.for` loops into ptoas
 multi-buffer form and assign slot addresses.
 
-Python API (CONTRACT 5):
+Python API (docs/api.md):
 
     from mlir import ir
     import pto_dialect
 
     with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = ir.Module.parse(text)
+        module = pto_dialect.parse(text, name="kernel.pto")
         report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
         for loop in report.loops: ...
+        print(pto_dialect.print_module(module))
 
 The IRDL file `pto_dialect.IRDL_FILE` is the C++ entry point
 (`mlir-opt --irdl-file=...`).
@@ -23,6 +23,9 @@ LLVM_VERSION = "22.1.8"
 # The API is imported lazily: `import pto_dialect` (and `pto-opt --version`)
 # must not pay for loading MLIR.
 _API = {
+    "ParseError": "api",
+    "parse": "api",
+    "print_module": "api",
     "load_dialect": "api",
     "run_passes": "api",
     "add_passes": "api",

@@ -1,19 +1,66 @@
-"""The Python API for embedding the pto passes in other MLIR toolchains."""
+"""The Python API for embedding the pto passes in other MLIR toolchains
+(docs/api.md)."""
 
 from __future__ import annotations
+
+import weakref
 
 from mlir import ir
 from mlir.passmanager import PassManager
 
+from . import diagnostics
 from .dialect import load_dialect
-from .pass_infra import PassContext
-from .pipeline import build_pass_manager, resolve, schedule
+from .diagnostics import Diag
+from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
 from .report import PipelineReport
+from .session import PARSER_BUFFER, Session, Source, name_locations
+from .session import print_module as _print
 from .verifier import verify_module
 
+__all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", "run_passes", "verify"]
 
-def _context(use_ptoas_multi_buffer: bool | None, verify_each: bool) -> PassContext:
-    return PassContext(
+# The file name each module that `parse` made was given, for the report
+# records of `run_passes`. Weak keys and string values: nothing here keeps a
+# module or its Context alive.
+_SOURCE_NAMES: "weakref.WeakKeyDictionary[ir.Module, str]" = weakref.WeakKeyDictionary()
+
+
+class ParseError(ValueError):
+    """Text that does not parse or verify; `diagnostics` holds every
+    diagnostic, with positions in the file the caller named."""
+
+    def __init__(self, diags: list[Diag], source: Source) -> None:
+        errors = [d for d in diags if d.severity == diagnostics.ERROR]
+        super().__init__("\n".join(diagnostics.format_diag(d, source) for d in errors) or "the module does not parse")
+        self.diagnostics = diags
+
+
+def parse(text: str, name: str = "<string>", context: ir.Context | None = None) -> ir.Module:
+    """Parse and verify kernel text into a module of `context` (default: the
+    current Context), loading the pto dialect into it.
+
+    Raises `ParseError` when the text is not a valid module; diagnostics
+    name the file `name`, and so do the report records of `run_passes` on
+    the module.
+    """
+    source = Source(name, text)
+    with Session(source, context=context or ir.Context.current) as session:
+        module = session.parse()
+    if module is None:
+        raise ParseError(session.diagnostics, source)
+    _SOURCE_NAMES[module] = name
+    return module
+
+
+def print_module(module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> str:
+    """The module's text as `pto-opt` prints it (locations, with
+    `debuginfo`, name the file `parse` was given)."""
+    name = _SOURCE_NAMES.get(module, PARSER_BUFFER) if isinstance(module, ir.Module) else PARSER_BUFFER
+    return _print(module, name, generic=generic, debuginfo=debuginfo).decode("utf-8", "surrogateescape")
+
+
+def _settings(use_ptoas_multi_buffer: bool | None, verify_each: bool) -> PipelineSettings:
+    return PipelineSettings(
         use_ptoas_multi_buffer=use_ptoas_multi_buffer,
         use_ptoas_multi_buffer_source="the use_ptoas_multi_buffer keyword" if use_ptoas_multi_buffer is not None else "",
         verify_each=verify_each,
@@ -26,6 +73,7 @@ def run_passes(
     *,
     use_ptoas_multi_buffer: bool | None = None,
     verify_each: bool = True,
+    source_name: str | None = None,
 ) -> PipelineReport:
     """Run a pipeline (pto and upstream passes, MLIR textual syntax) on
     `module` and return the passes' decisions.
@@ -33,13 +81,18 @@ def run_passes(
     Raises `pipeline.PipelineError` for a pipeline that does not parse and
     `ir.MLIRError` (with the diagnostics) when a pass fails, like
     `PassManager.run`. Remarks go to the Context's diagnostic handlers.
+    Report locations name `source_name`, else the name `parse` was given,
+    else what the parser named the text (`-` for `ir.Module.parse`).
     """
     op = module.operation
     load_dialect(op.context)
-    ctx = _context(use_ptoas_multi_buffer, verify_each)
-    pm = build_pass_manager(pipeline, ctx, op.context)
+    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each))
+    pm = build_pass_manager(pipeline, run, op.context)
     pm.run(op)
-    return ctx.report
+    name = source_name or (_SOURCE_NAMES.get(module) if isinstance(module, ir.Module) else None)
+    if name:
+        name_locations(run.report, name)
+    return run.report
 
 
 def add_passes(
@@ -51,11 +104,12 @@ def add_passes(
 ) -> PipelineReport:
     """Append a pipeline to a caller's module-anchored `PassManager`.
 
-    The returned report fills in when `pm` runs.
+    The returned report fills in when `pm` runs (its locations name the file
+    as the parser did).
     """
-    ctx = _context(use_ptoas_multi_buffer, verify_each)
-    schedule(pm, resolve(pipeline), ctx)
-    return ctx.report
+    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each))
+    run.schedule(pm, resolve(pipeline))
+    return run.report
 
 
 def verify(module: ir.Module | ir.Operation, arch: str | None = None) -> bool:

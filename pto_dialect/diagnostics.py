@@ -277,20 +277,17 @@ def emit_remark(location: ir.Location, message: str, notes: Iterable[Note] = ())
 # --- printing ---------------------------------------------------------------
 
 
-def format_diag(d: Diag, sources: dict[str, str] | None = None, rename: dict[str, str] | None = None) -> str:
+def format_diag(d: Diag, source=None) -> str:
     """`file:line:col: severity: message` like mlir-opt, with the source line
-    and a caret when the source text is known, then the notes."""
-    rename = rename or {}
-    shown = Diag(d.severity, d.message, rename.get(d.file, d.file), d.line, d.col)
-    lines = [f"{shown.where()}: {d.severity}: {d.message}"]
-    text = (sources or {}).get(d.file) if d.file is not None else None
-    if text is not None and d.line > 0:
-        source_lines = text.split("\n")
-        if d.line <= len(source_lines):
-            src = source_lines[d.line - 1]
-            lines.append(src)
+    and a caret when the diagnostic is in `source` (a `session.Source`),
+    then the notes."""
+    lines = [f"{d.where()}: {d.severity}: {d.message}"]
+    if source is not None and d.file == source.name and d.line > 0:
+        text = source.line(d.line)
+        if text is not None:
+            lines.append(text)
             lines.append(" " * max(d.col - 1, 0) + "^")
     out = "\n".join(lines)
     for n in d.notes:
-        out += "\n" + format_diag(n, sources, rename)
+        out += "\n" + format_diag(n, source)
     return out

@@ -1,19 +1,24 @@
 """What every pto pass is made of.
 
-A pass is a small dataclass: a `name` (its command-line flag and pipeline
-name), typed options as fields, a docstring that is its documentation (first
-line: the summary; the rest, with a before/after example, is what
-`--list-passes --verbose` and docs/passes.md show), and one `apply`.
+A pass is a small frozen dataclass: a `name` (its command-line flag and
+pipeline name), typed options as fields, a docstring that is its
+documentation (first line: the summary; the rest, with a before/after
+example, is what `--list-passes --verbose` and docs/passes.md show), and one
+`apply`. The pass object holds its options only: one object serves every
+module it runs on (every `--split-input-file` chunk), so whatever a run
+computes lives in that run.
 
-    @dataclass
+    @dataclass(frozen=True)
     class MyPass(ModulePass):
         \"\"\"Summary line. ...\"\"\"
         name: ClassVar[str] = "my-pass"
         level: int = option(1, "how hard to try")
 
-        def apply(self, ctx: PassContext, module: ir.Operation) -> None: ...
+        def apply(self, run: PassRun, module: ir.Operation) -> None: ...
 
-Options parse from MLIR's pass option syntax (`my-pass{level=2 names=a,b}`).
+Options parse from MLIR's pass option syntax (`my-pass{level=2 names=a,b}`,
+pipeline_syntax.py). This module does not import the MLIR bindings, so
+`pto-opt --help` can list the passes' flags without loading them.
 """
 
 from __future__ import annotations
@@ -23,113 +28,44 @@ import inspect
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from mlir import ir
-
+from .pipeline_syntax import OptionError, parse_bool, parse_options
 from .report import PipelineReport
+
+if TYPE_CHECKING:
+    from mlir import ir
+
+__all__ = ["ModulePass", "OptionError", "PassFailed", "PassRun", "option"]
 
 
 class PassFailed(Exception):
     """Raised by `apply` after it has emitted its error diagnostics."""
 
 
-class OptionError(ValueError):
-    pass
-
-
 def option(default: Any, help: str, **kwargs) -> Any:
-    """A pass option: a dataclass field with its help text."""
+    """A pass option: a dataclass field with its help text (and, as
+    `choices=`, the values it may take)."""
     if isinstance(default, (list, dict, set)):
         return field(default_factory=lambda: type(default)(default), metadata={"help": help, **kwargs})
     return field(default=default, metadata={"help": help, **kwargs})
 
 
 @dataclass
-class PassContext:
-    """What a pass run shares with its passes: the report that collects the
-    passes' decisions as data, and settings that come from the driver rather
-    than from pass options."""
+class PassRun:
+    """What one run of a pass may touch besides the IR: the report that
+    collects the passes' decisions as data, whether to say more (`--verbose`),
+    and, for a pass that `records_changes`, the ops it created or changed,
+    which are all the verifier looks at afterwards."""
 
-    report: PipelineReport = field(default_factory=PipelineReport)
-    use_ptoas_multi_buffer: bool | None = None
-    """The `--use-ptoas-multi-buffer` flag or the Python keyword, if given."""
-    use_ptoas_multi_buffer_source: str = ""
+    report: PipelineReport
     verbose: bool = False
-    verify_each: bool = True
-    pending_remarks: list[str] = field(default_factory=list)
     changed_ops: list | None = None
-    """While a pass that `records_changes` runs: the ops it created or
-    changed, which are all the verifier looks at afterwards."""
 
     def changed(self, op) -> None:
         """Record an op the running pass created or changed."""
         if self.changed_ops is not None:
             self.changed_ops.append(op)
-
-    def announce(self, message: str) -> None:
-        """A remark about the pipeline itself (not one op): emitted at the
-        module's location when the next pto pass runs."""
-        self.pending_remarks.append(message)
-
-
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-
-
-def parse_bool(text: str) -> bool:
-    t = text.strip().lower()
-    if t in _TRUE:
-        return True
-    if t in _FALSE:
-        return False
-    raise OptionError(f"'{text}' is not a boolean (true/false, 1/0, yes/no, on/off)")
-
-
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    if len(text) >= 2 and text[0] == "{" and text[-1] == "}":
-        return text[1:-1]
-    return text
-
-
-def split_options(text: str) -> list[tuple[str, str | None]]:
-    """`a=1 b="x y" c={1,2} d` -> [(a, 1), (b, x y), (c, 1,2), (d, None)]."""
-    items: list[tuple[str, str | None]] = []
-    i, n = 0, len(text)
-    while i < n:
-        while i < n and text[i] in " \t\n,":
-            i += 1
-        if i >= n:
-            break
-        start = i
-        while i < n and text[i] not in "= \t\n":
-            i += 1
-        key = text[start:i]
-        if i < n and text[i] == "=":
-            i += 1
-            vstart, depth, quote = i, 0, None
-            while i < n:
-                c = text[i]
-                if quote:
-                    if c == quote:
-                        quote = None
-                elif c in "'\"":
-                    quote = c
-                elif c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                elif c in " \t\n" and depth == 0:
-                    break
-                i += 1
-            if quote or depth:
-                raise OptionError(f"unbalanced quotes or braces in option '{key}'")
-            items.append((key, _unquote(text[vstart:i])))
-        else:
-            items.append((key, None))
-    return items
 
 
 def _option_fields(cls) -> list[dataclasses.Field]:
@@ -169,12 +105,9 @@ def convert_option(cls, f: dataclasses.Field, raw: str | None) -> Any:
             raise OptionError(f"option '{option_name(f)}': '{raw}' is not an integer") from None
     elif typing.get_origin(t) is tuple:
         value = tuple(v.strip() for v in raw.split(",") if v.strip())
-        if choices:
-            bad = [v for v in value if v not in choices]
-            if bad:
-                raise OptionError(
-                    f"option '{option_name(f)}': '{bad[0]}' is not one of {', '.join(choices)}"
-                )
+        bad = [v for v in value if choices and v not in choices]
+        if bad:
+            raise OptionError(f"option '{option_name(f)}': '{bad[0]}' is not one of {', '.join(choices)}")
         return value
     else:
         value = raw
@@ -193,23 +126,24 @@ def format_option_value(value: Any) -> str:
     return str(value)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModulePass:
     """Base class of every pto pass; runs on the `builtin.module`."""
 
     name: ClassVar[str] = ""
     records_changes: ClassVar[bool] = False
     """True when `apply` reports every op it creates or changes with
-    `ctx.changed(op)` (and changes no op it does not report): the check
+    `run.changed(op)` (and changes no op it does not report): the check
     after the pass then looks at those ops only. Ops it leaves alone keep the
     rules they held (a replaced use has the same type)."""
 
-    def apply(self, ctx: PassContext, module: ir.Operation) -> None:
-        raise NotImplementedError
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
+        raise NotImplementedError(f"pass '{self.name}' has no apply")
 
-    def expand(self, ctx: PassContext) -> list["ModulePass"] | None:
-        """A composite pass returns the passes it stands for (scheduled in
-        its place, so IR printing and timing see each); others None."""
+    def expand(self, pipeline) -> list["ModulePass"] | None:
+        """A composite pass returns the passes it stands for, scheduled in
+        its place (so IR printing and timing see each); others None.
+        `pipeline` is the `pipeline.PipelineRun` being scheduled."""
         return None
 
     # -- description ----------------------------------------------------------
@@ -228,7 +162,7 @@ class ModulePass:
         """(name, type, default, help) of every option."""
         out = []
         for f in _option_fields(cls):
-            t, optional = _field_type(cls, f)
+            t, _ = _field_type(cls, f)
             tname = {bool: "bool", int: "int", str: "string"}.get(t, "list" if typing.get_origin(t) is tuple else str(t))
             default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
             out.append((option_name(f), tname, format_option_value(default), f.metadata.get("help", "")))
@@ -241,18 +175,10 @@ class ModulePass:
         """Build the pass from MLIR pass-option text (`a=1 b=x,y`)."""
         fields = {option_name(f): f for f in _option_fields(cls)}
         kwargs = {}
-        for key, raw in split_options(text or ""):
+        for key, raw in parse_options(text or ""):
             f = fields.get(key)
             if f is None:
                 known = ", ".join(fields) or "none"
                 raise OptionError(f"pass '{cls.name}' has no option '{key}' (options: {known})")
             kwargs[f.name] = convert_option(cls, f, raw)
         return cls(**kwargs)
-
-    def option_text(self) -> str:
-        parts = [f"{option_name(f)}={format_option_value(getattr(self, f.name))}" for f in _option_fields(self)]
-        return " ".join(parts)
-
-    def pipeline_text(self) -> str:
-        opts = self.option_text()
-        return f"{self.name}{{{opts}}}" if opts else self.name

@@ -91,3 +91,51 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of `offset` in `text`."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+_EMBEDDED_PTO_TYPE = re.compile(r"!pto\.\w+<")
+_TYPE_ALIAS = re.compile(r"^\s*!([\w$.-]+)\s*=\s*(!pto\.[^\n]*?)\s*$", re.MULTILINE)
+_ALIAS_USE = re.compile(r"!([\w$-]+)(?![\w$.-])")
+
+
+def embedded_pto_types(text: str) -> list[str]:
+    """The texts of the outermost pto types written inside `text` (a type's
+    text or source text), e.g. both tile types in
+    `(!pto.tile_buf<...>, i32) -> tuple<!pto.tile_buf<...>>`."""
+    found = []
+    pos = 0
+    while (m := _EMBEDDED_PTO_TYPE.search(text, pos)) is not None:
+        depth, quoted, end = 0, False, len(text)
+        for i in range(m.end() - 1, len(text)):
+            c = text[i]
+            if quoted:
+                quoted = c != '"'
+            elif c == '"':
+                quoted = True
+            elif c == "<":
+                depth += 1
+            elif c == ">":
+                depth -= 1
+                if depth == 0:
+                    end = i + 1
+                    break
+        found.append(text[m.start() : end])
+        pos = end
+    return found
+
+
+def spelled_pto_types(code: str) -> set[str]:
+    """Every distinct pto type spelled in `code` (source text with comments
+    stripped), with the type aliases it uses inside (`multi_tile_buf<!t, 2 : i64>`)
+    replaced by what they stand for."""
+    aliases = dict(_TYPE_ALIAS.findall(code))
+
+    def expand(match: re.Match) -> str:
+        return aliases.get(match.group(1), match.group(0))
+
+    spellings = set()
+    for spelling in set(embedded_pto_types(code)):
+        if "!" in spelling[1:]:
+            spelling = _ALIAS_USE.sub(expand, spelling)
+        spellings.add(spelling)
+    return spellings

@@ -1,14 +1,10 @@
-"""The target table (CONTRACT 1.3): capacity and address alignment of every
-memory space per architecture, and how a module names its architecture."""
+"""The target table: capacity and address alignment of every memory space
+per architecture (docs/dialect.md, "Memory spaces"). Which arch a module
+targets is decided in vocabulary.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from mlir import ir
-
-ARCH_ATTR = "pto.target_arch"
-DEFAULT_ARCH = "a3"
 
 
 @dataclass(frozen=True)
@@ -41,33 +37,3 @@ ARCHS = tuple(TARGETS)
 
 def space_spec(arch: str, space: str) -> SpaceSpec:
     return TARGETS[arch][space]
-
-
-class ArchError(ValueError):
-    pass
-
-
-def module_arch(module: ir.Operation) -> str | None:
-    """The arch a module names with `pto.target_arch`, or None.
-
-    Raises ArchError when the attribute is present but not a known arch name.
-    """
-    attrs = module.attributes
-    if ARCH_ATTR not in attrs:
-        return None
-    attr = attrs[ARCH_ATTR]
-    if not isinstance(attr, ir.StringAttr) or attr.value not in TARGETS:
-        raise ArchError(
-            f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)}, got {attr}"
-        )
-    return attr.value
-
-
-def resolve_arch(module: ir.Operation, option: str | None = None) -> str:
-    """The arch for `module`: the pass option when given, else the module
-    attribute, else the default (a3)."""
-    if option:
-        if option not in TARGETS:
-            raise ArchError(f"unknown arch '{option}' (expected one of {', '.join(ARCHS)})")
-        return option
-    return module_arch(module) or DEFAULT_ARCH

@@ -17,8 +17,6 @@ from mlir import ir
 
 SPACES = ("vec", "mat", "left", "right", "acc", "bias")
 DTYPE_BYTES = {"i8": 1, "i16": 2, "i32": 4, "f16": 2, "bf16": 2, "f32": 4}
-MIN_SLOTS = 2
-MAX_SLOTS = 16
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ class TileBufType:
         return f'!pto.tile_buf<"{self.loc}", {shape}, {self.dtype}>'
 
     def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return build_type(self, context)
+        return ir.Type.parse(str(self), context)
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,7 @@ class MultiTileBufType:
         return f"!pto.multi_tile_buf<{self.slot}, {self.count} : i64>"
 
     def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return build_type(self, context)
+        return ir.Type.parse(str(self), context)
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -111,10 +109,11 @@ def _parse_multi(text: str) -> MultiTileBufType | None:
 
 # Printing a type costs ~17 us through the bindings, a dict lookup ~1 us, and
 # passes ask about the same few types thousands of times. Types are uniqued
-# per Context and live as long as it, so each Context gets its own caches.
-_VIEWS: "weakref.WeakKeyDictionary[ir.Context, dict]" = weakref.WeakKeyDictionary()
-_BUILT: "weakref.WeakKeyDictionary[ir.Context, dict]" = weakref.WeakKeyDictionary()
-_NOT_PTO = None
+# per Context and live as long as it, so each Context gets its own cache,
+# keyed by the type's hash (its storage address, unique in its Context): a
+# key or value holding the `ir.Type` itself would hold the Context too and
+# keep it alive for ever.
+_VIEWS: "weakref.WeakKeyDictionary[ir.Context, dict[int, TileBufType | MultiTileBufType | None]]" = weakref.WeakKeyDictionary()
 
 
 def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:
@@ -123,8 +122,9 @@ def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:
     views = _VIEWS.get(context)
     if views is None:
         views = _VIEWS[context] = {}
+    key = hash(t)
     try:
-        return views[t]
+        return views[key]
     except KeyError:
         pass
     text = str(t)
@@ -133,8 +133,8 @@ def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:
     elif text.startswith("!pto.multi_tile_buf<"):
         view = _parse_multi(text)
     else:
-        view = _NOT_PTO
-    views[t] = view
+        view = None
+    views[key] = view
     return view
 
 
@@ -150,13 +150,17 @@ def multi_tile_type(t: ir.Type) -> MultiTileBufType | None:
     return view if isinstance(view, MultiTileBufType) else None
 
 
-def build_type(view: TileBufType | MultiTileBufType, context: ir.Context | None = None) -> ir.Type:
-    """The `ir.Type` of a view, parsed once per Context."""
-    context = context or ir.Context.current
-    built = _BUILT.get(context)
-    if built is None:
-        built = _BUILT[context] = {}
-    t = built.get(view)
-    if t is None:
-        t = built[view] = ir.Type.parse(str(view), context)
-    return t
+class TypeBuilder:
+    """The `ir.Type`s of views, each parsed once: for one pass run, which
+    builds the same few types for thousands of ops (it lives as long as the
+    run, so the Context it holds is freed with it)."""
+
+    def __init__(self, context: ir.Context | None = None) -> None:
+        self.context = context or ir.Context.current
+        self._built: dict[TileBufType | MultiTileBufType, ir.Type] = {}
+
+    def get(self, view: TileBufType | MultiTileBufType) -> ir.Type:
+        t = self._built.get(view)
+        if t is None:
+            t = self._built[view] = view.to_ir(self.context)
+        return t

@@ -3,13 +3,12 @@
 
     python scripts/fuzz.py --count 5000 --seed 1
     python scripts/fuzz.py --count 300 --subprocess           # through the installed executables
-    python scripts/fuzz.py --count 2000 --save-findings /tmp/findings --include-known
+    python scripts/fuzz.py --count 2000 --save-findings /tmp/findings
 
 Inputs are mutants of the repository's .mlir files, random bytes and
 generated extremes (pto_dialect/testing/fuzz.py). Each must end with exit 0,
 or exit 1 and an `error:` line: no traceback, no internal error, no crash, no
-hang. Inputs matching a known, unfixed issue are left out unless
---include-known. Findings are printed (and with --save-findings written as
+hang. Findings are printed (and with --save-findings written as
 files with the command that reproduces them). Exit code 1 on any finding.
 """
 
@@ -36,22 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--count", type=int, default=500)
     p.add_argument("--timeout", type=float, default=fuzz.DEFAULT_TIMEOUT, help="seconds per input")
     p.add_argument("--subprocess", action="store_true", help="run every input through the executables (slower, like a user)")
-    p.add_argument("--include-known", action="store_true", help="also run inputs matching a known, unfixed issue")
     p.add_argument("--save-findings", metavar="DIR")
     p.add_argument("--verbose", action="store_true", help="print every result")
     args = p.parse_args(argv)
 
     inputs = fuzz.make_inputs(random.Random(args.seed), fuzz.seed_corpus(ROOT), args.count)
-    skipped: Counter = Counter()
-    if not args.include_known:
-        kept = []
-        for inp in inputs:
-            issue = fuzz.known_issue(inp)
-            if issue:
-                skipped[issue.name] += 1
-            else:
-                kept.append(inp)
-        inputs = kept
 
     def show(inp, r):
         if args.verbose or not r.ok:
@@ -84,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{len(results)} inputs in {wall:.1f} s ({len(results) / max(wall, 1e-9):.1f} inputs/s, "
         f"{'subprocess' if args.subprocess else 'in-process'}): " + ", ".join(f"{n} {s}" for s, n in statuses.most_common())
     )
-    if skipped:
-        print("left out (known issues): " + ", ".join(f"{n} {name}" for name, n in skipped.items()))
     return 1 if findings else 0
 
 

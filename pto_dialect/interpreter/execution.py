@@ -57,9 +57,14 @@ class Execution:
 
 
 def find_function(module: ir.Operation, name: str) -> ir.Operation:
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and op.attributes["sym_name"].value == name:
-            return op.operation
+    """The `func.func` named `name` in `module`, or an InterpreterError
+    listing the functions it has."""
+    try:
+        op = ir.SymbolTable(module)[name].operation
+    except KeyError:
+        op = None
+    if op is not None and op.name == "func.func":
+        return op
     names = [op.attributes["sym_name"].value for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
     raise InterpreterError(
         None, f"no function named @{name}" + (f" (the module has: {', '.join('@' + n for n in names)})" if names else " (the module has no func.func)")

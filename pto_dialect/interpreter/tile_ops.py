@@ -42,9 +42,27 @@ _BINARY = {
 
 _WITH_SCALAR = {"pto.tadds": np.add, "pto.tmuls": np.multiply}
 
-BINARY_OPS = frozenset(_BINARY)
-SCALAR_OPS = frozenset(_WITH_SCALAR)
-UNARY_OPS = frozenset({"pto.texp", "pto.tabs", "pto.trelu"})
+BINARY = "binary"  # dst = f(a, b)
+WITH_SCALAR = "with-scalar"  # dst = f(a, s)
+UNARY = "unary"  # dst = f(a)
+CONVERT = "convert"  # dst = a in another element type
+MOVE = "move"  # dst = src, bit for bit
+
+_KINDS = {
+    **{name: BINARY for name in _BINARY},
+    **{name: WITH_SCALAR for name in _WITH_SCALAR},
+    **{name: UNARY for name in ("pto.texp", "pto.tabs", "pto.trelu")},
+    "pto.tcvt": CONVERT,
+    "pto.tmov": MOVE,
+}
+
+ELEMENTWISE_OPS = frozenset(_KINDS)
+"""The ops that map each element of their inputs to one of their output."""
+
+
+def kind(op: str) -> str:
+    """How an element-wise op computes (one of the kinds above)."""
+    return _KINDS[op]
 
 
 def binary(op: str, dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:

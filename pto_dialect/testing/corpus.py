@@ -41,19 +41,15 @@ class CorpusKernel:
         return f"{self.path}:{self.first_line}@{self.function}"
 
 
-def _chunks(text: str):
-    from ..tools.common import split_input
-
-    marker = SPLIT_MARKER if re.search(r"^\s*" + re.escape(SPLIT_MARKER), text, re.M) else None
-    return split_input(text, marker)
+def _chunks(source):
+    marker = SPLIT_MARKER if re.search(r"^\s*" + re.escape(SPLIT_MARKER), source.text, re.M) else None
+    return source.chunks(marker)
 
 
 def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKernel]:
-    from ..dialect import load_dialect
     from ..interpreter.inputs import arguments
     from ..interpreter.scalars import int_width
-    from ..tools.common import parser_hazard
-    from ..verifier import verify_module
+    from ..session import Session, Source
 
     kernels: list[CorpusKernel] = []
     files = sorted(p for d in directories for p in (root / d).rglob("*.mlir"))
@@ -62,20 +58,15 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
         if "pto.pipeline_stages" not in text:
             continue
         run_values = {m.group(1): int(m.group(2)) for m in _RUN_ARG.finditer(text)}
-        for chunk in _chunks(text):
+        source = Source(path.relative_to(root).as_posix(), text)
+        for chunk in _chunks(source):
             if "pto.pipeline_stages" not in chunk.text or "memref<" not in chunk.text:
                 continue
             padded = chunk.padded()
-            if parser_hazard(padded) is not None:  # would crash the parser
-                continue
-            with ir.Context() as context:
-                load_dialect(context)
-                context.attach_diagnostic_handler(lambda d: True)  # negative tests are expected to fail here
-                try:
-                    module = ir.Module.parse(padded)
-                except ir.MLIRError:
-                    continue
-                if not verify_module(module.operation):
+            # negative tests are expected to fail here: their diagnostics are not news
+            with Session(source) as session:
+                module = session.parse(chunk)
+                if module is None:
                     continue
                 for op in module.body.operations:
                     if op.operation.name != "func.func" or not len(op.regions[0].blocks):
@@ -85,7 +76,7 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
                         continue
                     kernels.append(
                         CorpusKernel(
-                            path.relative_to(root).as_posix(),
+                            source.name,
                             chunk.first_line,
                             padded,
                             op.attributes["sym_name"].value,
@@ -127,15 +118,15 @@ def candidate_values(kernel: CorpusKernel, limit: int = 12) -> list[dict]:
 
 def choose_values(kernel: CorpusKernel) -> tuple[dict | None, str]:
     """Scalar values the kernel runs under, and why not when None."""
-    from ..dialect import load_dialect
     from ..interpreter import InterpreterError, execute
+    from ..session import Session, Source
 
     fallback = None
     last_error = "no candidate values"
-    with ir.Context() as context:
-        load_dialect(context)
-        context.attach_diagnostic_handler(lambda d: True)
-        module = ir.Module.parse(kernel.text)
+    with Session(Source(kernel.path, kernel.text)) as session:
+        module = session.parse()
+        if module is None:
+            return None, session.errors_text()
         for values in candidate_values(kernel):
             try:
                 run = execute(module.operation, kernel.function, values=values, source_text=kernel.text, max_ops=200_000)

@@ -83,13 +83,6 @@ def unavailable_passes(pipeline: str) -> list[str]:
     return missing
 
 
-def _format(diags) -> str:
-    from ..diagnostics import ERROR, format_diag
-
-    errors = [d for d in diags if d.severity == ERROR]
-    return "\n".join(format_diag(d) for d in errors) or "the pipeline failed without a diagnostic"
-
-
 def check_kernel(
     text: str,
     function: str,
@@ -99,53 +92,47 @@ def check_kernel(
     seed: int = 0,
     name: str = "<kernel>",
 ) -> KernelCheck:
-    from ..dialect import load_dialect
     from ..interpreter import InterpreterError, execute
-    from ..pass_infra import PassContext
-    from ..pipeline import build_pass_manager
-    from ..tools.common import DiagnosticCollector, parse_source
-    from ..verifier import verify_parsed
+    from ..pipeline import PipelineRun, build_pass_manager
+    from ..session import Session, Source
 
     result = KernelCheck(name)
-    with ir.Context() as context:
-        context.enable_multithreading(False)
-        load_dialect(context)
-        with DiagnosticCollector(context) as collector, ir.Location.unknown():
-            module = parse_source(text, collector)
-            if module is None or not verify_parsed(module.operation, text):
-                result.reference_error = _format(collector.diags)
-                return result
+    with Session(Source(name, text)) as session:
+        module = session.parse()
+        if module is None:
+            result.reference_error = session.errors_text() or "the kernel does not parse"
+            return result
 
-            def run(op):
-                return execute(op, function, seed=seed, values=values, source_text=text)
+        def run(op):
+            return execute(op, function, seed=seed, values=values, source_text=text)
 
+        try:
+            reference = run(module.operation)
+        except InterpreterError as e:
+            result.reference_error = e.message
+            return result
+        result.ops_executed = reference.ops_executed
+        result.reference_warnings = [w.message for w in reference.warnings]
+        for pipeline in pipelines:
+            start = time.perf_counter()
+            outcome = Outcome(pipeline, SAME)
+            session.diagnostics.clear()
+            transformed = module.operation.clone()
             try:
-                reference = run(module.operation)
-            except InterpreterError as e:
-                result.reference_error = e.message
-                return result
-            result.ops_executed = reference.ops_executed
-            result.reference_warnings = [w.message for w in reference.warnings]
-            for pipeline in pipelines:
-                start = time.perf_counter()
-                outcome = Outcome(pipeline, SAME)
-                collector.diags.clear()
-                transformed = module.operation.clone()
+                build_pass_manager(pipeline, PipelineRun(), session.context).run(transformed)
+            except ir.MLIRError as e:
+                session.add_error(e)
+                outcome = Outcome(pipeline, PASS_ERROR, session.errors_text() or "the pipeline failed without a diagnostic")
+            if outcome.ok:
                 try:
-                    build_pass_manager(pipeline, PassContext(), context).run(transformed)
-                except ir.MLIRError as e:
-                    collector.add_error(e)
-                    outcome = Outcome(pipeline, PASS_ERROR, _format(collector.diags))
-                if outcome.ok:
-                    try:
-                        after = run(transformed)
-                    except InterpreterError as e:
-                        outcome = Outcome(pipeline, RUN_ERROR, e.message)
-                if outcome.ok:
-                    outcome = judge(pipeline, reference, after)
-                transformed.erase()
-                outcome.seconds = time.perf_counter() - start
-                result.outcomes.append(outcome)
+                    after = run(transformed)
+                except InterpreterError as e:
+                    outcome = Outcome(pipeline, RUN_ERROR, e.message)
+            if outcome.ok:
+                outcome = judge(pipeline, reference, after)
+            transformed.erase()
+            outcome.seconds = time.perf_counter() - start
+            result.outcomes.append(outcome)
     return result
 
 
@@ -174,23 +161,17 @@ def check_transformation(
 ) -> Outcome:
     """Compare a kernel with a transformed version given as text (a
     transformation done by hand, or by a tool outside the pipeline)."""
-    from ..dialect import load_dialect
     from ..interpreter import InterpreterError, execute
+    from ..session import Session, Source
 
     runs = []
-    with ir.Context() as context:
-        load_dialect(context)
-        for text in (before_text, after_text):
-            module = ir.Module.parse(text)
+    for which, text in (("before", before_text), ("after", after_text)):
+        with Session(Source(f"<{which}>", text)) as session:
+            module = session.parse()
+            if module is None:
+                return Outcome(label, INVALID if not runs else RUN_ERROR, session.errors_text())
             try:
                 runs.append(execute(module.operation, function, seed=seed, values=values, source_text=text))
             except InterpreterError as e:
                 return Outcome(label, RUN_ERROR if runs else INVALID, e.message)
     return judge(label, *runs)
-
-
-def describe_failure(check: KernelCheck, outcome: Outcome, text: str | None = None) -> str:
-    lines = [f"{check.name} under '{outcome.pipeline}': {outcome.status}: {outcome.message}"]
-    if text is not None:
-        lines.append(text)
-    return "\n".join(lines)

@@ -272,44 +272,6 @@ def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -
     return inputs
 
 
-# --- known issues ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KnownIssue:
-    """A bug fuzzing found that is not fixed yet: inputs it matches are left
-    out of bounded runs (so they stay fast and green) and the bug has its own
-    strict-xfail regression test."""
-
-    name: str
-    description: str
-    matches: object  # Callable[[FuzzInput], bool]
-
-
-# Helpers for KnownIssue predicates (the kind of input a bug needs).
-
-
-def max_stages(inp: FuzzInput) -> int:
-    values = [int(v) for v in re.findall(rb"pipeline_stages\s*=\s*(-?\d+)", inp.data)]
-    return max(values, default=0)
-
-
-def runs_passes(inp: FuzzInput, *fragments: str) -> bool:
-    flags = " ".join(inp.args)
-    return any(f in flags for f in fragments)
-
-
-KNOWN_ISSUES: list[KnownIssue] = []
-"""Empty now. Fixed so far (test_fuzz.py keeps regression tests): more than
-16 stages made the conversion build an invalid type (internal error); a huge
-stage count or nested pipeline loops made body replication run without
-bound; allocation was quadratic in loop nesting depth (50 levels: 23 s)."""
-
-
-def known_issue(inp: FuzzInput) -> KnownIssue | None:
-    return next((k for k in KNOWN_ISSUES if k.matches(inp)), None)
-
-
 # --- judging ---------------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ and Gantt charts).
 from .costs import COST_TABLES, CostTable, PipeCost, cost_table
 from .schedule import PIPE_NAMES, PipeUsage, Schedule, ScheduledOp, schedule
 from .summary import format_cycles, format_gain
-from .timeline import TimelineError, TimelineRun, check_timeline_path, timeline_data, write_timeline
+from .timeline import TimelineError, TimelineRun, check_timeline_path, timeline_bytes, timeline_data, write_timeline
 
 __all__ = [
     "COST_TABLES",
@@ -34,5 +34,6 @@ __all__ = [
     "format_gain",
     "schedule",
     "timeline_data",
+    "timeline_bytes",
     "write_timeline",
 ]

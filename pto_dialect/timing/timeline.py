@@ -8,10 +8,12 @@ a chart is drawn.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_atomically
 from .schedule import PIPE_NAMES, Schedule
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -68,16 +70,22 @@ def timeline_data(runs: list[TimelineRun]) -> dict:
     }
 
 
-def write_timeline(path: str, runs: list[TimelineRun]) -> None:
-    """Write `runs` to `path`, in the format its suffix names. Raises
-    TimelineError, OSError."""
+def timeline_bytes(path: str, runs: list[TimelineRun]) -> bytes:
+    """`runs` in the format the suffix of `path` names (JSON, or a chart).
+    Raises TimelineError."""
     check_timeline_path(path)
-    if Path(path).suffix.lower() == ".json":
-        with open(path, "w") as f:
-            json.dump(timeline_data(runs), f, indent=1)
-            f.write("\n")
-    else:
-        draw_timeline(path, runs)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return (json.dumps(timeline_data(runs), indent=1) + "\n").encode()
+    out = io.BytesIO()
+    draw_timeline(out, runs, suffix[1:])
+    return out.getvalue()
+
+
+def write_timeline(path: str, runs: list[TimelineRun]) -> None:
+    """Write `runs` to `path`, in the format its suffix names (through a
+    temporary file, files.py). Raises TimelineError, OSError."""
+    write_atomically(path, timeline_bytes(path, runs))
 
 
 NO_SLOT_COLOUR = "#9e9e9e"
@@ -90,7 +98,7 @@ def slot_colour(slot: int | None) -> str:
     return palette[slot % len(palette)]
 
 
-def draw_timeline(path: str, runs: list[TimelineRun]) -> None:
+def draw_timeline(out, runs: list[TimelineRun], fmt: str | None = None) -> None:
     """One Gantt chart per run, stacked on a shared cycle axis: a row per
     pipe, each op a bar coloured by the buffer slot it works on, so ops of
     different slots side by side on different pipes are the overlap that
@@ -130,6 +138,6 @@ def draw_timeline(path: str, runs: list[TimelineRun]) -> None:
     fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=len(handles))
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     try:
-        fig.savefig(path, dpi=100)
+        fig.savefig(out, dpi=100, format=fmt)
     finally:
         plt.close(fig)

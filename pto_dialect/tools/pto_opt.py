@@ -1,154 +1,219 @@
-"""pto-opt: mlir-opt for the pto dialect (CONTRACT 3).
+"""pto-opt: mlir-opt for the pto dialect (docs/tools.md).
 
-    pto-opt [FILE|-] [-o OUT] [--PASS[='opt=v ...']]... [--pass-pipeline='builtin.module(p1{opt=v},p2)']
+    pto-opt [FILE|-] [-o OUT] [--PASS[=OPTIONS]]... [--pass-pipeline='builtin.module(p1{opt=v},p2)']
 
 A thin driver: it reads the input, runs one pipeline of pto and upstream
-passes (pto_dialect.pipeline) in a fresh Context per input chunk, prints the
-result, and reports every problem as `file:line:col: error: message` with
-exit code 1, never a traceback.
+passes (pto_dialect.pipeline) in a fresh Context per input chunk (the
+session, pto_dialect.session), prints the result, and reports every problem
+as `file:line:col: error: message` with exit code 1, never a traceback.
 """
 
 from __future__ import annotations
 
-import io
+import argparse
 import sys
 from dataclasses import dataclass, field
 
 from .. import LLVM_VERSION, __version__
-from .common import PARSED_FILE_NAME, DEFAULT_SPLIT_MARKER, ToolError
+from ..pipeline_syntax import OptionError, PipelineElement, PipelineError, parse_bool, parse_flag
+from . import output
+from .common import ToolError
 
-USAGE = """\
-OVERVIEW: pto dialect optimizer driver (MLIR {llvm} Python bindings)
+OVERVIEW = f"pto dialect optimizer driver (MLIR {LLVM_VERSION} Python bindings)"
+DEFAULT_SPLIT_MARKER = "// -----"
 
-USAGE: pto-opt [options] [FILE|-]
 
-OPTIONS:
-  -o <file>                       Output file (default: stdout)
-  --<pass>[=<options>]            Run a pass (pto or upstream), in flag order;
-  --<pass>{{<options>}}             options as in `pass{{a=1 b=x,y}}`
-  --pass-pipeline=<pipeline>      A textual pipeline, e.g. 'builtin.module(p1{{a=1}},cse)'
-  --split-input-file[=<marker>]   Process each chunk between '// -----' lines on its own
-  --verify-diagnostics            Check diagnostics against expected-* comments
-  --verify-each[=<bool>]          Verify after every pass (default: true)
-  --list-passes                   List the pto passes and their options (--verbose: full docs)
-  --show-dialects                 List the dialects available
-  --mlir-print-ir-after-all       Print the IR after every pass (to stderr)
-  --mlir-print-ir-before-all      Print the IR before every pass (to stderr)
-  --mlir-timing                   Print pass timing (to stderr)
-  --mlir-print-debuginfo          Print locations
-  --mlir-print-op-generic         Print the generic op form
-  --allow-unregistered-dialect    Accept ops of unknown dialects
-  --use-ptoas-multi-buffer[=<bool>]  Switch of pto-pipeline (else $PTO_PTOAS_MULTI_BUFFER, else off)
-  --pto-report=<file>             Write the passes' decisions as JSON
-  --pto-memory-report[=text|json] Print where pto-allocate-memory-addr put each buffer (to stderr)
-  --verbose                       More detail (pass docs, decision remarks)
-  --version                       Print the version
-"""
+# --- the command line -------------------------------------------------------------
 
-_BOOL_FLAGS = {
-    "verify-diagnostics",
-    "list-passes",
-    "show-dialects",
-    "mlir-print-ir-after-all",
-    "mlir-print-ir-before-all",
-    "mlir-timing",
-    "mlir-print-debuginfo",
-    "mlir-print-op-generic",
-    "allow-unregistered-dialect",
-    "version",
-    "help",
-    "verbose",
-}
-_OPTIONAL_BOOL_FLAGS = {"use-ptoas-multi-buffer", "verify-each"}
-_VALUE_FLAGS = {"o", "pass-pipeline", "pto-report"}
+
+class _Formatter(argparse.HelpFormatter):
+    """LLVM's look: `USAGE:`, and values written `--flag=<value>`."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, "USAGE: " if prefix is None else prefix)
+
+    def _format_action_invocation(self, action):
+        if not action.option_strings:
+            return super()._format_action_invocation(action)
+        names = ", ".join(action.option_strings)
+        metavar = getattr(action, "shown_value", None)
+        if metavar is None and action.nargs != 0:
+            metavar = f"={action.metavar}"
+        return names + (metavar or "")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the conventions of LLVM command lines: a flag's
+    optional value comes only after `=` (`--split-input-file in.mlir` reads
+    in.mlir), errors are ToolErrors, and any `--NAME...` that is not a flag
+    of the tool is a pass flag (a pto pass, else an upstream one), returned
+    in command-line order."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(formatter_class=_Formatter, allow_abbrev=False, add_help=False, **kwargs)
+        self.tool_flags: set[str] = set()
+        self.optional_value_flags: set[str] = set()
+
+    def add_argument(self, *names, pass_flag: bool = False, group=None, **kwargs):
+        action = group.add_argument(*names, **kwargs) if group is not None else super().add_argument(*names, **kwargs)
+        if not pass_flag:
+            self.tool_flags.update(names)
+        if kwargs.get("nargs") == "?" and kwargs.get("action") is not _RequiredValue:
+            self.optional_value_flags.update(n for n in names if n.startswith("--"))
+        return action
+
+    def error(self, message: str):
+        raise ToolError(message)
+
+    def split(self, argv: list[str]) -> tuple[list[str], list[str]]:
+        """(the tool's arguments, the pass flags), each in order."""
+        tool_args, pass_flags = [], []
+        for token in argv:
+            name = token.split("=", 1)[0]
+            if token.startswith("--") and token != "--" and name.split("{", 1)[0] not in self.tool_flags:
+                pass_flags.append(token)
+            elif name == token and token in self.optional_value_flags:
+                tool_args.append(token + "=")  # no value: an empty one, not the next argument
+            else:
+                tool_args.append(token)
+        return tool_args, pass_flags
+
+
+class _Bool(argparse.Action):
+    """`--flag`, `--flag=true|false`: a boolean that may be given a value."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = True
+        if values:
+            try:
+                value = parse_bool(values)
+            except OptionError as e:
+                raise ToolError(f"invalid value for {option_string}: {e}") from None
+        setattr(namespace, self.dest, value)
+
+
+class _RequiredValue(argparse.Action):
+    """A value flag that says, as LLVM tools do, that it needs a value."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values is None:
+            raise ToolError(f"option '{option_string}' requires a value")
+        setattr(namespace, self.dest, values)
+
+
+class _Choice(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = values or self.const
+        if value not in self.choices_allowed:
+            allowed = " or ".join(self.choices_allowed)
+            raise ToolError(f"invalid value for {option_string}: '{value}' (expected {allowed})")
+        setattr(namespace, self.dest, value)
+
+
+def build_parser() -> _Parser:
+    """Every flag of pto-opt, declared once; `--help` is generated from it."""
+    from ..passes import get_all_passes  # names only: no pass module (and no MLIR) is imported
+
+    p = _Parser(prog="pto-opt", usage="pto-opt [options] [FILE|-]", description=f"OVERVIEW: {OVERVIEW}")
+    p.add_argument("inputs", nargs="*", metavar="FILE|-", help="the input (default: standard input)")
+    p.add_argument("-o", dest="output", nargs="?", action=_RequiredValue, metavar="<file>", help="output file (default: standard output)")
+    p.add_argument("--pass-pipeline", nargs="?", action=_RequiredValue, metavar="<pipeline>", help="a textual pipeline, e.g. 'builtin.module(p1{a=1},cse)'")
+    p.add_argument("--split-input-file", nargs="?", const=DEFAULT_SPLIT_MARKER, metavar="<marker>", help="process each chunk between '// -----' lines on its own")
+    for name, help_text in (
+        ("--verify-diagnostics", "check diagnostics against expected-* comments"),
+        ("--list-passes", "list the pto passes and their options (--verbose: full docs)"),
+        ("--show-dialects", "list the dialects available"),
+        ("--mlir-print-ir-after-all", "print the IR after every pass (to stderr)"),
+        ("--mlir-print-ir-before-all", "print the IR before every pass (to stderr)"),
+        ("--mlir-timing", "print pass timing (to stderr)"),
+        ("--mlir-print-debuginfo", "print locations"),
+        ("--mlir-print-op-generic", "print the generic op form"),
+        ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
+        ("--verbose", "more detail (pass docs, decision remarks)"),
+    ):
+        action = p.add_argument(name, nargs="?", action=_Bool, default=False, metavar="<bool>", help=help_text)
+        action.shown_value = ""
+    switch = p.add_argument("--use-ptoas-multi-buffer", nargs="?", action=_Bool, default=None, help="switch of pto-pipeline (else $PTO_PTOAS_MULTI_BUFFER, else off)")
+    switch.shown_value = "[=<bool>]"
+    each = p.add_argument("--verify-each", nargs="?", action=_Bool, default=True, help="verify after every pass (default: true)")
+    each.shown_value = "[=<bool>]"
+    p.add_argument("--pto-report", nargs="?", action=_RequiredValue, metavar="<file>", help="write the passes' decisions as JSON")
+    memory = p.add_argument("--pto-memory-report", nargs="?", action=_Choice, const="text", metavar="text|json", help="print where pto-allocate-memory-addr put each buffer (to stderr)")
+    memory.choices_allowed = ("text", "json")
+    memory.shown_value = "[=text|json]"
+    p.add_argument("-h", "--help", action="store_true", help="print this help")
+    p.add_argument("--version", action="store_true", help="print the version")
+    passes = p.add_argument_group(
+        "passes", "Any pto or upstream pass, in command-line order; `--list-passes` describes the pto passes."
+    )
+    for name in sorted(get_all_passes()):
+        flag = p.add_argument(f"--{name}", group=passes, pass_flag=True, nargs="?", help="a pto pass")
+        flag.shown_value = "[=<options>], {<options>}"
+    upstream = p.add_argument("--<upstream-pass>", group=passes, pass_flag=True, nargs="?", help="an upstream pass (canonicalize, cse, ...)")
+    upstream.shown_value = "[=<options>]"
+    return p
 
 
 @dataclass
 class Options:
     input: str = "-"
     output: str | None = None
-    passes: list[tuple[str, str | None, str]] = field(default_factory=list)  # (name, options, as written)
+    passes: list[tuple[PipelineElement, str]] = field(default_factory=list)  # (element, as written)
     pass_pipeline: str | None = None
     split_marker: str | None = None
-    flags: set[str] = field(default_factory=set)
+    verify_diagnostics: bool = False
+    list_passes: bool = False
+    show_dialects: bool = False
+    print_ir_after_all: bool = False
+    print_ir_before_all: bool = False
+    timing: bool = False
+    debuginfo: bool = False
+    generic: bool = False
+    allow_unregistered: bool = False
+    verbose: bool = False
     use_ptoas_multi_buffer: bool | None = None
     verify_each: bool = True
     report_file: str | None = None
     memory_report: str | None = None  # "text" or "json"
-
-    def has(self, flag: str) -> bool:
-        return flag in self.flags
-
-
-def _parse_bool_value(flag: str, value: str) -> bool:
-    from ..pass_infra import OptionError, parse_bool
-
-    try:
-        return parse_bool(value)
-    except OptionError as e:
-        raise ToolError(f"invalid value for --{flag}: {e}") from None
+    help: bool = False
+    version: bool = False
 
 
 def parse_args(argv: list[str]) -> Options:
-    opts = Options()
-    positional: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if arg == "-" or not arg.startswith("-"):
-            positional.append(arg)
-            continue
-        body = arg[2:] if arg.startswith("--") else arg[1:]
-        brace = body.find("{")
-        eq = body.find("=")
-        if brace != -1 and (eq == -1 or brace < eq):
-            if not body.endswith("}"):
-                raise ToolError(f"unbalanced '{{' in '{arg}'")
-            name, value = body[:brace], body[brace + 1 : -1]
-        elif eq != -1:
-            name, value = body[:eq], body[eq + 1 :]
-        else:
-            name, value = body, None
-        if name in _VALUE_FLAGS:
-            if value is None:
-                if i >= len(argv):
-                    raise ToolError(f"option '{arg}' requires a value")
-                value = argv[i]
-                i += 1
-            if name == "o":
-                opts.output = value
-            elif name == "pass-pipeline":
-                opts.pass_pipeline = value
-            else:
-                opts.report_file = value
-        elif name == "pto-memory-report":
-            if value not in (None, "text", "json"):
-                raise ToolError(f"invalid value for --pto-memory-report: '{value}' (expected text or json)")
-            opts.memory_report = value or "text"
-        elif name == "split-input-file":
-            opts.split_marker = value or DEFAULT_SPLIT_MARKER
-        elif name in _BOOL_FLAGS:
-            if value is not None and not _parse_bool_value(name, value):
-                opts.flags.discard(name)
-            else:
-                opts.flags.add(name)
-        elif name in _OPTIONAL_BOOL_FLAGS:
-            flag_value = True if value is None else _parse_bool_value(name, value)
-            if name == "use-ptoas-multi-buffer":
-                opts.use_ptoas_multi_buffer = flag_value
-            else:
-                opts.verify_each = flag_value
-        elif name == "h":
-            opts.flags.add("help")
-        elif name and (name[0].isalpha()):
-            opts.passes.append((name, value, arg))
-        else:
-            raise ToolError(f"unknown command line argument '{arg}'")
-    if len(positional) > 1:
-        raise ToolError(f"too many positional arguments: {' '.join(positional)} (one input file or '-')")
-    if positional:
-        opts.input = positional[0]
+    parser = build_parser()
+    tool_args, pass_flags = parser.split(argv)
+    ns, unknown = parser.parse_known_args(tool_args)
+    if unknown:
+        raise ToolError(f"unknown command line argument '{unknown[0]}'")
+    if len(ns.inputs) > 1:
+        raise ToolError(f"too many positional arguments: {' '.join(ns.inputs)} (one input file or '-')")
+    opts = Options(
+        input=ns.inputs[0] if ns.inputs else "-",
+        output=ns.output,
+        pass_pipeline=ns.pass_pipeline,
+        split_marker=(ns.split_input_file or DEFAULT_SPLIT_MARKER) if ns.split_input_file is not None else None,
+        verify_diagnostics=ns.verify_diagnostics,
+        list_passes=ns.list_passes,
+        show_dialects=ns.show_dialects,
+        print_ir_after_all=ns.mlir_print_ir_after_all,
+        print_ir_before_all=ns.mlir_print_ir_before_all,
+        timing=ns.mlir_timing,
+        debuginfo=ns.mlir_print_debuginfo,
+        generic=ns.mlir_print_op_generic,
+        allow_unregistered=ns.allow_unregistered_dialect,
+        verbose=ns.verbose,
+        use_ptoas_multi_buffer=ns.use_ptoas_multi_buffer,
+        verify_each=ns.verify_each,
+        report_file=ns.pto_report,
+        memory_report=ns.pto_memory_report,
+        help=ns.help,
+        version=ns.version,
+    )
+    for token in pass_flags:
+        try:
+            opts.passes.append((parse_flag(token[2:], f"'{token}'"), token))
+        except PipelineError as e:
+            raise ToolError(str(e)) from None
     if opts.pass_pipeline is not None and opts.passes:
         raise ToolError("'--pass-pipeline' cannot be used with individual pass flags")
     return opts
@@ -177,11 +242,11 @@ def show_dialects() -> str:
     from ..dialect import load_dialect
 
     names = []
-    with ir.Context() as ctx:
-        load_dialect(ctx)
+    with ir.Context() as context:
+        load_dialect(context)
         for name in _UPSTREAM_DIALECTS:
             try:
-                ctx.dialects[name]
+                context.dialects[name]
                 names.append(name)
             except (IndexError, KeyError, AttributeError, ValueError):
                 pass
@@ -195,242 +260,167 @@ def show_dialects() -> str:
 def _pipeline_items(opts: Options, context):
     """The pipeline as pto pass objects and upstream texts, validated (in
     `context`, which nothing else has used yet)."""
-    from ..pipeline import PipelineElement, PipelineError, resolve
+    from ..pipeline import is_pass_name, resolve
 
     with context:
         if opts.pass_pipeline is not None:
             return resolve(opts.pass_pipeline)
         items = []
-        for name, value, written in opts.passes:
+        for element, written in opts.passes:
+            if not is_pass_name(element.name):
+                raise ToolError(
+                    f"unknown command line argument '{written}' (not a pto-opt flag, a pto pass or an upstream pass)"
+                )
             try:
-                items.extend(resolve([PipelineElement(name, value)]))
+                items.extend(resolve([element]))
             except PipelineError as e:
-                if "does not refer to a registered pass" in str(e):
-                    raise ToolError(
-                        f"unknown command line argument '{written}' (not a pto-opt flag, a pto pass or an upstream pass)"
-                    ) from None
                 raise ToolError(f"{written}: {e}") from None
         return items
 
 
-def name_locations(record, name: str) -> None:
-    """Passes record locations as `-:line:col`: `Module.parse` names every
-    input "-". Put the input's name there, as diagnostics and
-    --mlir-print-debuginfo do, so that --pto-report and --pto-memory-report
-    point into the user's file."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(record):
-        for f in dataclasses.fields(record):
-            value = getattr(record, f.name)
-            if f.name == "location" and isinstance(value, str) and value.startswith(PARSED_FILE_NAME + ":"):
-                setattr(record, f.name, name + value[len(PARSED_FILE_NAME) :])
-            else:
-                name_locations(value, name)
-    elif isinstance(record, list):
-        for item in record:
-            name_locations(item, name)
-
-
 class Driver:
+    """One pto-opt run over every chunk of its input."""
+
     def __init__(self, opts: Options) -> None:
         self.opts = opts
         self.ok = True
         self.outputs: list[bytes] = []
         self.reports = []
 
-    def print_diag(self, d) -> None:
-        from ..diagnostics import format_diag
-
-        print(format_diag(d, self.sources, {PARSED_FILE_NAME: self.display_name}), file=sys.stderr, flush=True)
-
     def run(self) -> int:
-        from .common import read_input, split_input
-
-        opts = self.opts
-        self.display_name, text = read_input(opts.input, errors="surrogateescape")
-        self.sources = {PARSED_FILE_NAME: text}
-        # Checking the pipeline leaves its Context as fresh as a new one: the
-        # first chunk gets it (a Context costs ~25 ms to make).
         from mlir import ir
 
+        from ..session import read_source
+
+        opts = self.opts
+        self.source = read_source(opts.input)
+        writer = output.Writer("pto-opt", inputs=[opts.input])
+        writer.check_target(opts.output, "output file", may_be_input=True)
+        writer.check_target(opts.report_file, "report file")
+        # Checking the pipeline leaves its Context as fresh as a new one: the
+        # first chunk gets it (a Context costs ~25 ms to make).
         context = ir.Context()
         self.items = _pipeline_items(opts, context)
-
-        chunks = split_input(text, opts.split_marker)
-        for i, chunk in enumerate(chunks):
-            self.process(chunk, text, context if i == 0 else ir.Context())
-        del context
+        for i, chunk in enumerate(self.source.chunks(opts.split_marker)):
+            self.process(chunk, context if i == 0 else ir.Context())
+            context = None
         if opts.report_file:
-            self.write_report()
+            self.write_report(writer)
         if opts.memory_report:
             from ..memory_report import render
 
-            sys.stderr.write(render([m for r in self.reports for m in r.memory], opts.memory_report))
-            sys.stderr.flush()
+            output.stderr(render([m for r in self.reports for m in r.memory], opts.memory_report))
         if self.ok or opts.output is None:
-            self.write_output()
+            writer.write(opts.output, b"// -----\n".join(self.outputs), "could not open output file")
         return 0 if self.ok else 1
 
-    def write_output(self) -> None:
-        data = b"// -----\n".join(self.outputs)
-        if self.opts.output is None or self.opts.output == "-":
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-            return
-        try:
-            with open(self.opts.output, "wb") as f:
-                f.write(data)
-        except OSError as e:
-            raise ToolError(f"could not open output file '{self.opts.output}': {e.strerror or e}") from None
-
-    def write_report(self) -> None:
+    def write_report(self, writer: "output.Writer") -> None:
         import json
 
         data = [r.to_dict() for r in self.reports]
-        try:
-            with open(self.opts.report_file, "w") as f:
-                json.dump(data[0] if len(data) == 1 else data, f, indent=2)
-                f.write("\n")
-        except OSError as e:
-            raise ToolError(f"could not write report file '{self.opts.report_file}': {e.strerror or e}") from None
+        text = json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n"
+        writer.write(self.opts.report_file, text.encode(), "could not write report file")
 
-    def process(self, chunk, whole_text: str, context) -> None:
+    def process(self, chunk, context) -> None:
         """Parse, verify, transform and print one chunk in `context` (a
         fresh Context of its own)."""
         from mlir import ir
 
-        from ..dialect import load_dialect
-        from ..pass_infra import PassContext
-        from ..pipeline import build_pass_manager
-        from ..verifier import verify_parsed
-        from ..diagnostics import Diag
-        from .common import DiagnosticCollector, drop_op_dump_notes, line_col, parser_hazard, source_bytes
+        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager
+        from ..session import Session
 
         opts = self.opts
-        verifying = opts.has("verify-diagnostics")
-        ctx_report = PassContext(
-            use_ptoas_multi_buffer=opts.use_ptoas_multi_buffer,
-            use_ptoas_multi_buffer_source="the --use-ptoas-multi-buffer flag" if opts.use_ptoas_multi_buffer is not None else "",
-            verbose=opts.has("verbose"),
-            verify_each=opts.verify_each,
+        verifying = opts.verify_diagnostics
+        run = PipelineRun(
+            PipelineSettings(
+                use_ptoas_multi_buffer=opts.use_ptoas_multi_buffer,
+                use_ptoas_multi_buffer_source="the --use-ptoas-multi-buffer flag" if opts.use_ptoas_multi_buffer is not None else "",
+                verbose=opts.verbose,
+                verify_each=opts.verify_each,
+            )
         )
-        with context:
-            context.enable_multithreading(False)
-            context.allow_unregistered_dialects = opts.has("allow-unregistered-dialect")
-            load_dialect(context)
-            collector = DiagnosticCollector(context, None if verifying else self.print_diag)
+        on_diagnostic = None if verifying else self.print_diag
+        with Session(self.source, context=context, on_diagnostic=on_diagnostic, allow_unregistered=opts.allow_unregistered) as session:
+            self.session = session
             succeeded = False
-            with collector, ir.Location.unknown():
-                module = None
-                source = chunk.padded()
-                hazard = parser_hazard(source)
-                if hazard is not None:
-                    offset, message = hazard
-                    collector.add(Diag("error", message, PARSED_FILE_NAME, *line_col(source, offset)))
-                else:
-                    try:
-                        module = ir.Module.parse(source_bytes(source))
-                    except ir.MLIRError as e:
-                        collector.add_error(e)
-                if module is not None and verify_parsed(module.operation, source):
-                    pm = build_pass_manager(self.items, ctx_report, context)
-                    if opts.has("mlir-print-ir-after-all") or opts.has("mlir-print-ir-before-all"):
-                        pm.enable_ir_printing(
-                            print_before_all=opts.has("mlir-print-ir-before-all"),
-                            print_after_all=opts.has("mlir-print-ir-after-all"),
-                            enable_debug_info=opts.has("mlir-print-debuginfo"),
-                            print_generic_op_form=opts.has("mlir-print-op-generic"),
-                        )
-                    if opts.has("mlir-timing"):
-                        pm.enable_timing()
-                    if not opts.verify_each:
-                        pm.enable_verifier(False)
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    try:
-                        pm.run(module.operation)
-                        succeeded = True
-                    except ir.MLIRError as e:
-                        collector.add_error(e)
-                    del pm  # prints the timing report now, before the next chunk
-                # Like mlir-opt: one entry per chunk (empty when it failed),
-                # joined by the split marker.
-                self.outputs.append(self.render(module) if succeeded else b"")
-                if opts.report_file or opts.memory_report:
-                    name_locations(ctx_report.report, self.display_name)
-                self.reports.append(ctx_report.report)
-        if verifying:
-            self.check_expectations(chunk, whole_text, [drop_op_dump_notes(d) for d in collector.diags])
-        elif not succeeded:
-            self.ok = False
+            module = session.parse(chunk)
+            if module is not None:
+                pm = build_pass_manager(self.items, run, session.context)
+                if opts.print_ir_after_all or opts.print_ir_before_all:
+                    pm.enable_ir_printing(
+                        print_before_all=opts.print_ir_before_all,
+                        print_after_all=opts.print_ir_after_all,
+                        enable_debug_info=opts.debuginfo,
+                        print_generic_op_form=opts.generic,
+                    )
+                if opts.timing:
+                    pm.enable_timing()
+                if not opts.verify_each:
+                    pm.enable_verifier(False)
+                output.flush_standard_streams()
+                try:
+                    pm.run(module.operation)
+                    succeeded = True
+                except ir.MLIRError as e:
+                    session.add_error(e)
+                del pm  # prints the timing report now, before the next chunk
+            # Like mlir-opt: one entry per chunk (empty when it failed),
+            # joined by the split marker.
+            self.outputs.append(session.print(module, generic=opts.generic, debuginfo=opts.debuginfo) if succeeded else b"")
+            session.name_locations(run.report)
+            self.reports.append(run.report)
+            if verifying:
+                self.check_expectations(chunk, session.diagnostics)
+            elif not succeeded:
+                self.ok = False
+            self.session = None
 
-    def render(self, module) -> bytes:
-        opts = self.opts
-        # Printing into a binary stream is ~40% cheaper than get_asm's str.
-        out = io.BytesIO()
-        module.operation.print(
-            file=out,
-            binary=True,
-            enable_debug_info=opts.has("mlir-print-debuginfo"),
-            print_generic_op_form=opts.has("mlir-print-op-generic"),
-            assume_verified=True,
-        )
-        out.write(b"\n")
-        text = out.getvalue()
-        if opts.has("mlir-print-debuginfo"):
-            quoted = self.display_name.replace("\\", "\\\\").replace('"', '\\"')
-            text = text.replace(f'loc("{PARSED_FILE_NAME}":'.encode(), f'loc("{quoted}":'.encode("utf-8", "surrogateescape"))
-        return text
+    def print_diag(self, d) -> None:
+        output.error_line(self.session.format(d))
 
-    def check_expectations(self, chunk, whole_text: str, produced) -> None:
+    def check_expectations(self, chunk, produced) -> None:
         from ..diagnostics import Diag
-        from .verify_diagnostics import ExpectationError, check, parse_expectations
+        from .verify_diagnostics import ExpectationError, check, drop_op_dump_notes, parse_expectations
 
+        name = self.source.name
         try:
-            expected = parse_expectations(whole_text, chunk.first_line, chunk.last_line)
+            expected = parse_expectations(self.source.lines, chunk.first_line, chunk.last_line)
         except ExpectationError as e:
             self.ok = False
-            self.print_diag(Diag("error", str(e), PARSED_FILE_NAME, e.line, e.col))
+            self.print_diag(Diag("error", str(e), name, e.line, e.col))
             return
-        for problem in check(expected, produced, lambda name: name == PARSED_FILE_NAME):
+        for problem in check(expected, [drop_op_dump_notes(d) for d in produced], lambda file: file == name):
             self.ok = False
-            file = PARSED_FILE_NAME if problem.line else None
-            self.print_diag(Diag("error", problem.message, file, problem.line, problem.col))
+            self.print_diag(Diag("error", problem.message, name if problem.line else None, problem.line, problem.col))
 
 
 def main(argv: list[str] | None = None) -> int:
+    output.guard_standard_streams()
     argv = sys.argv[1:] if argv is None else argv
     try:
         opts = parse_args(argv)
-        if opts.has("version"):
-            print(f"pto-opt {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})")
+        if opts.version:
+            output.stdout_text(f"pto-opt {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})\n")
             return 0
-        if opts.has("help"):
-            print(USAGE.format(llvm=LLVM_VERSION))
+        if opts.help:
+            output.stdout_text(build_parser().format_help())
             return 0
         from .common import import_mlir_without_numpy
 
         import_mlir_without_numpy()
-        if opts.has("list-passes"):
-            print(list_passes(opts.has("verbose")))
+        if opts.list_passes:
+            output.stdout_text(list_passes(opts.verbose) + "\n")
             return 0
-        if opts.has("show-dialects"):
-            print(show_dialects())
+        if opts.show_dialects:
+            output.stdout_text(show_dialects() + "\n")
             return 0
         return Driver(opts).run()
-    except ToolError as e:
-        print(f"pto-opt: error: {e}", file=sys.stderr)
-        return 1
+    except Exception as e:
+        from .common import exit_code_for
+
+        return exit_code_for("pto-opt", e)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 1
-    except Exception as e:
-        from .common import report_exception
-
-        return report_exception("pto-opt", e)
 
 
 if __name__ == "__main__":

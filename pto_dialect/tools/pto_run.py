@@ -1,4 +1,4 @@
-"""pto-run: execute a function of a pto kernel with numpy (CONTRACT 4).
+"""pto-run: execute a function of a pto kernel with numpy (docs/tools.md).
 
     pto-run FILE --func NAME [--arg NAME=INT]... [--seed S]
             [--pass-pipeline P] [--compare-pipeline P2] [--save OUT.npz]
@@ -25,7 +25,8 @@ import sys
 from dataclasses import dataclass, field
 
 from .. import LLVM_VERSION, __version__
-from .common import PARSED_FILE_NAME, ToolError
+from . import output
+from .common import ToolError
 
 DESCRIPTION = "Execute a function of a pto kernel with the numpy reference interpreter and print a digest of its results."
 
@@ -133,32 +134,26 @@ class Runner:
 
     def __init__(self, opts: Options) -> None:
         self.opts = opts
-        self.display_name = ""
-        self.text = ""
+        self.session = None
         self.schedules: list = []  # timing.TimelineRun per execution, when timing was asked for
 
     # -- diagnostics ----------------------------------------------------------------
 
     def print_diag(self, d) -> None:
-        from ..diagnostics import format_diag
-
-        print(format_diag(d, {PARSED_FILE_NAME: self.text}, {PARSED_FILE_NAME: self.display_name}), file=sys.stderr, flush=True)
+        output.error_line(self.session.format(d))
 
     def error(self, location, message: str) -> None:
         from .. import diagnostics
 
         if location is None:
-            print(f"pto-run: error: {message}", file=sys.stderr, flush=True)
+            output.error_line(f"pto-run: error: {message}")
         else:
             diagnostics.emit_error(location, message)
 
     # -- stages -----------------------------------------------------------------------
 
     def run(self) -> int:
-        from mlir import ir
-
-        from ..dialect import load_dialect
-        from .common import DiagnosticCollector, read_input
+        from ..session import Session, read_source
 
         opts = self.opts
         if opts.timeline is not None:
@@ -168,63 +163,59 @@ class Runner:
                 check_timeline_path(opts.timeline)
             except TimelineError as e:
                 raise ToolError(str(e)) from None
-        self.display_name, self.text = read_input(opts.input, errors="surrogateescape")
-        with ir.Context() as context:
-            context.enable_multithreading(False)
-            load_dialect(context)
-            with DiagnosticCollector(context, self.print_diag) as collector, ir.Location.unknown():
-                module = self.parse(collector)
-                if module is None:
+        self.writer = output.Writer("pto-run", inputs=[opts.input])
+        self.writer.check_target(opts.save, "saved results")
+        self.writer.check_target(opts.timeline, "timeline")
+        source = read_source(opts.input)
+        with Session(source, on_diagnostic=self.print_diag) as session:
+            self.session = session
+            module = session.parse()
+            if module is None:
+                return 1
+            if opts.pass_pipeline and not self.apply(module, opts.pass_pipeline):
+                return 1
+            function = self.choose_function(module)
+            if function is None:
+                return 1
+            before = self.execute(module, function, "")
+            if before is None:
+                return 1
+            self.report(before, "", function)
+            after = None
+            if opts.compare_pipeline is not None:
+                transformed = module.operation.clone()
+                if not self.apply(transformed, opts.compare_pipeline):
                     return 1
-                if opts.pass_pipeline and not self.apply(module, opts.pass_pipeline, collector):
+                after = self.execute(transformed, function, f"after '{opts.compare_pipeline}': ")
+                if after is None:
                     return 1
-                function = self.choose_function(module)
-                if function is None:
-                    return 1
-                before = self.execute(module, function, "")
-                if before is None:
-                    return 1
-                self.report(before, "", function)
-                after = None
-                if opts.compare_pipeline is not None:
-                    transformed = module.operation.clone()
-                    if not self.apply(transformed, opts.compare_pipeline, collector):
-                        return 1
-                    after = self.execute(transformed, function, f"after '{opts.compare_pipeline}': ")
-                    if after is None:
-                        return 1
-                    self.report(after, f"after '{opts.compare_pipeline}': ", function)
-                if opts.save and not self.save(before, after):
-                    return 1
-                if opts.cycles and after is not None:
-                    from ..timing import format_gain
+                self.report(after, f"after '{opts.compare_pipeline}': ", function)
+            if opts.save and not self.save(before, after):
+                return 1
+            if opts.cycles and after is not None:
+                from ..timing import format_gain
 
-                    print(format_gain(self.schedules[0].schedule, self.schedules[1].schedule, opts.compare_pipeline), flush=True)
-                if opts.timeline and not self.write_timeline():
-                    return 1
-                if after is not None:
-                    return self.check_same(module, function, before, after)
+                self.print(format_gain(self.schedules[0].schedule, self.schedules[1].schedule, opts.compare_pipeline))
+            if opts.timeline and not self.write_timeline():
+                return 1
+            if after is not None:
+                return self.check_same(module, function, before, after)
         return 0
 
-    def parse(self, collector):
-        from ..verifier import verify_parsed
-        from .common import parse_source
+    def print(self, text: str) -> None:
+        output.stdout_text(text + "\n")
 
-        module = parse_source(self.text, collector)
-        return module if module is not None and verify_parsed(module.operation, self.text) else None
-
-    def apply(self, module, pipeline: str, collector) -> bool:
+    def apply(self, module, pipeline: str) -> bool:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
         from mlir import ir
 
-        from ..pass_infra import PassContext
-        from ..pipeline import build_pass_manager
+        from ..pipeline import PipelineRun, build_pass_manager
 
-        pm = build_pass_manager(pipeline, PassContext(), ir.Context.current)
+        pm = build_pass_manager(pipeline, PipelineRun(), self.session.context)
         try:
             pm.run(getattr(module, "operation", module))
         except ir.MLIRError as e:
-            collector.add_error(e)
+            self.session.add_error(e)
             return False
         return True
 
@@ -254,7 +245,7 @@ class Runner:
                 function,
                 seed=opts.seed,
                 values=opts.values,
-                source_text=self.text,
+                source_text=self.session.source.text,
                 trace=opts.needs_trace,
                 max_ops=opts.max_ops,
                 max_arg_bytes=opts.max_arg_bytes,
@@ -274,7 +265,7 @@ class Runner:
         text = format_digest(execution)
         if prefix:
             text = prefix + text
-        print(text, flush=True)
+        self.print(text)
         if self.opts.needs_trace:
             from ..timing import TimelineRun, cost_table, format_cycles, schedule
 
@@ -283,31 +274,28 @@ class Runner:
             self.name_input_file(s.ops)
             self.schedules.append(TimelineRun(label, function, s))
             if self.opts.cycles:
-                print(format_cycles(s, prefix), flush=True)
+                self.print(format_cycles(s, prefix))
 
     def name_input_file(self, ops) -> None:
-        """Locations in the trace name the input as the parser saw it ('-');
+        """Locations in the trace name the input as the parser saw it;
         name it as diagnostics do."""
-        parsed = PARSED_FILE_NAME + ":"
+        from ..session import user_location
+
+        name = self.session.source.name
         renamed: dict[str, str] = {}
         for o in ops:
             location = renamed.get(o.location)
             if location is None:
-                location = renamed[o.location] = (
-                    self.display_name + o.location[len(PARSED_FILE_NAME) :] if o.location.startswith(parsed) else o.location
-                )
+                location = renamed[o.location] = user_location(o.location, name)
             o.location = location
 
     def write_timeline(self) -> bool:
-        from ..timing import TimelineError, write_timeline
+        from ..timing import TimelineError, timeline_bytes
 
         try:
-            write_timeline(self.opts.timeline, self.schedules)
-        except TimelineError as e:
+            output.write_file_atomically(self.opts.timeline, timeline_bytes(self.opts.timeline, self.schedules), "could not write")
+        except (TimelineError, ToolError) as e:
             self.error(None, str(e))
-            return False
-        except OSError as e:
-            self.error(None, f"could not write '{self.opts.timeline}': {e.strerror or e}")
             return False
         return True
 
@@ -317,7 +305,7 @@ class Runner:
 
         mismatch = compare(before, after)
         if mismatch is None:
-            print(f"compare: identical after '{self.opts.compare_pipeline}' ({len(before.buffers)} buffers, {len(before.scalars)} returned values)")
+            self.print(f"compare: identical after '{self.opts.compare_pipeline}' ({len(before.buffers)} buffers, {len(before.scalars)} returned values)")
             return 0
         from .. import diagnostics
 
@@ -330,6 +318,8 @@ class Runner:
         return 1
 
     def save(self, before, after) -> bool:
+        import io
+
         import numpy as np
 
         arrays = {}
@@ -339,39 +329,30 @@ class Runner:
             for s in execution.scalars:
                 if not isinstance(s.value, str):
                     arrays[prefix + s.name.replace(" #", "_")] = np.array(s.value)
+        data = io.BytesIO()
+        np.savez(data, **arrays)
         try:
-            with open(self.opts.save, "wb") as f:
-                np.savez(f, **arrays)
-        except OSError as e:
-            self.error(None, f"could not write '{self.opts.save}': {e.strerror or e}")
+            output.write_file_atomically(self.opts.save, data.getvalue(), "could not write")
+        except ToolError as e:
+            self.error(None, str(e))
             return False
         return True
 
 
 def main(argv: list[str] | None = None) -> int:
+    output.guard_standard_streams()
     argv = sys.argv[1:] if argv is None else argv
     try:
         opts = parse_args(argv)
         return Runner(opts).run()
-    except ToolError as e:
-        print(f"pto-run: error: {e}", file=sys.stderr)
-        return 1
     except SystemExit as e:  # argparse after --help / --version
         return e.code if isinstance(e.code, int) else 0
+    except Exception as e:
+        from .common import exit_code_for
+
+        return exit_code_for("pto-run", e)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 1
-    except MemoryError:
-        print("pto-run: error: out of memory", file=sys.stderr)
-        return 1
-    except RecursionError:
-        print("pto-run: error: input nested too deeply", file=sys.stderr)
-        return 1
-    except Exception as e:
-        from .common import report_exception
-
-        return report_exception("pto-run", e)
 
 
 if __name__ == "__main__":

@@ -58,14 +58,16 @@ def _compile_re(text: str) -> re.Pattern:
     return re.compile("".join(parts))
 
 
-def parse_expectations(text: str, first_line: int = 1, last_line: int | None = None) -> list[Expected]:
-    """The expected-* designators on lines [first_line, last_line] of `text`
-    (1-based line numbers of the whole file), one per line at most.
+def parse_expectations(lines: list[str] | str, first_line: int = 1, last_line: int | None = None) -> list[Expected]:
+    """The expected-* designators on lines [first_line, last_line] of a file
+    (its lines, or its text; 1-based line numbers of the whole file), one
+    per line at most.
 
     `@above` applies to the last line above that is not a designator,
     `@below` to the next such line, `@unknown` to unknown locations (line 0).
     """
-    lines = text.split("\n")
+    if isinstance(lines, str):
+        lines = lines.split("\n")
     last_line = len(lines) if last_line is None else last_line
     out: list[Expected] = []
     last_plain = first_line - 1
@@ -142,3 +144,11 @@ def check(expected: list[Expected], produced: list[Diag], is_input_file) -> list
         if not e.matched:
             problems.append(Mismatch(e.written_at, e.col, f'expected {e.severity} "{e.text}" was not produced'))
     return problems
+
+
+def drop_op_dump_notes(d: Diag) -> Diag:
+    """Without mlir-opt's `printOpOnDiagnostic`, which the bindings cannot
+    turn off: drop the "see current operation" notes (as mlir-opt does under
+    --verify-diagnostics)."""
+    d.notes = [n for n in d.notes if not n.message.startswith("see current operation:")]
+    return d

@@ -153,7 +153,7 @@ def test_report_locations_name_the_input_file():
     # Passes record where a decision was made as "-:line:col" (Module.parse
     # names every input "-"); the driver puts the input's name there.
     from pto_dialect.report import BufferPlacement, FunctionMemory, LoopDecision, PipelineReport, TileDecision
-    from pto_dialect.tools.pto_opt import name_locations
+    from pto_dialect.session import name_locations
 
     report = PipelineReport(
         loops=[LoopDecision("p", "-:18:5", 2, True, tiles=[TileDecision("-:19:12", "vec", "t", True)])],

@@ -9,7 +9,7 @@ import itertools
 import pytest
 from mlir import ir
 
-from pto_dialect import catalogue, targets, types
+from pto_dialect import catalogue, targets, types, vocabulary
 from pto_dialect.catalogue import CATALOGUE, Pipe
 from pto_dialect.dialect import IRDL_FILE, is_loaded, load_dialect
 from pto_dialect.types import (
@@ -22,7 +22,7 @@ from pto_dialect.types import (
     multi_tile_type,
     tile_type,
 )
-from pto_dialect.verifier import tile_type_problem
+from pto_dialect.verifier_rules import tile_type_problem
 
 
 @pytest.fixture
@@ -252,16 +252,16 @@ def test_arch_from_module_attribute_or_option(ctx):
     a5 = ir.Module.parse('module attributes {pto.target_arch = "a5"} {}')
     bad = ir.Module.parse('module attributes {pto.target_arch = "a9"} {}')
     not_string = ir.Module.parse("module attributes {pto.target_arch = 5 : i64} {}")
-    assert targets.module_arch(plain.operation) is None
-    assert targets.resolve_arch(plain.operation) == "a3"
-    assert targets.module_arch(a5.operation) == "a5"
-    assert targets.resolve_arch(a5.operation) == "a5"
-    assert targets.resolve_arch(a5.operation, "a2") == "a2"  # the option wins
+    assert vocabulary.module_arch(plain.operation) is None
+    assert vocabulary.resolve_arch(plain.operation) == "a3"
+    assert vocabulary.module_arch(a5.operation) == "a5"
+    assert vocabulary.resolve_arch(a5.operation) == "a5"
+    assert vocabulary.resolve_arch(a5.operation, "a2") == "a2"  # the option wins
     for module in (bad, not_string):
-        with pytest.raises(targets.ArchError, match="must be one of 'a2', 'a3', 'a5'"):
-            targets.module_arch(module.operation)
-    with pytest.raises(targets.ArchError, match="unknown arch 'a4'"):
-        targets.resolve_arch(plain.operation, "a4")
+        with pytest.raises(vocabulary.ArchError, match="must be one of 'a2', 'a3', 'a5'"):
+            vocabulary.module_arch(module.operation)
+    with pytest.raises(vocabulary.ArchError, match="unknown arch 'a4'"):
+        vocabulary.resolve_arch(plain.operation, "a4")
 
 
 # --- the verifier's type rules ----------------------------------------------------------
@@ -290,4 +290,4 @@ def test_types_module_needs_no_context_for_views():
     a = TileBufType("vec", (16, 16), "f32")
     assert {a: 1}[TileBufType("vec", (16, 16), "f32")] == 1
     assert str(MultiTileBufType(a, 2)) == '!pto.multi_tile_buf<!pto.tile_buf<"vec", array<i64: 16, 16>, f32>, 2 : i64>'
-    assert types.MIN_SLOTS == 2 and types.MAX_SLOTS == 16
+    assert vocabulary.MIN_SLOTS == 2 and vocabulary.MAX_SLOTS == 16

@@ -308,13 +308,13 @@ def _wrong_passes():
     from pto_dialect.ir_utils import walk_ops
     from pto_dialect.types import MultiTileBufType, tile_type
 
-    @dataclass
+    @dataclass(frozen=True)
     class EverythingAtZero(ModulePass):
         """Give every unaddressed tile address 0 (co-live buffers overlap)."""
 
         name: ClassVar[str] = "test-everything-at-zero"
 
-        def apply(self, ctx, module):
+        def apply(self, run, module):
             i64 = ir.IntegerType.get_signless(64)
             allocs = [op for op in walk_ops(module) if op.name == "pto.alloc_tile" and len(op.operands) == 0]
             for op in allocs:
@@ -324,13 +324,13 @@ def _wrong_passes():
                 op.results[0].replace_all_uses_with(new.results[0])
                 op.erase()
 
-    @dataclass
+    @dataclass(frozen=True)
     class SlotEveryTile(ModulePass):
         """Multi-buffer every unaddressed tile of a pipeline loop body, loop-carried ones too."""
 
         name: ClassVar[str] = "test-slot-every-tile"
 
-        def apply(self, ctx, module):
+        def apply(self, run, module):
             index = ir.IndexType.get()
             # pick the loops before rewriting: the walk list holds the allocs we erase
             loops = [op for op in walk_ops(module) if op.name == "scf.for" and "pto.pipeline_stages" in op.attributes]

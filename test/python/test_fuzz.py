@@ -20,10 +20,8 @@ COUNT = 300
 TIMEOUT = 10.0
 
 
-def bounded_inputs() -> tuple[list[FuzzInput], list[FuzzInput]]:
-    inputs = fuzz.make_inputs(random.Random(SEED), fuzz.seed_corpus(ROOT), COUNT)
-    known = [i for i in inputs if fuzz.known_issue(i)]
-    return [i for i in inputs if not fuzz.known_issue(i)], known
+def bounded_inputs() -> list[FuzzInput]:
+    return fuzz.make_inputs(random.Random(SEED), fuzz.seed_corpus(ROOT), COUNT)
 
 
 def describe(inp: FuzzInput, r) -> str:
@@ -31,9 +29,8 @@ def describe(inp: FuzzInput, r) -> str:
 
 
 def test_bounded_fuzz_in_process():
-    inputs, known = bounded_inputs()
-    assert len(inputs) + len(known) >= COUNT
-    assert len(known) < len(inputs) // 10, "inputs of known issues should be rare; is the generator skewed?"
+    inputs = bounded_inputs()
+    assert len(inputs) >= COUNT
     results = fuzz.run_batch(inputs, TIMEOUT)
     findings = [describe(i, r) for i, r in zip(inputs, results) if not r.ok]
     assert not findings, f"{len(findings)} findings (reproduce: python scripts/fuzz.py --seed {SEED} --count {COUNT}):\n\n" + "\n\n".join(findings)
@@ -42,7 +39,7 @@ def test_bounded_fuzz_in_process():
 
 
 def test_a_sample_through_the_executables(tmp_path):
-    inputs, _ = bounded_inputs()
+    inputs = bounded_inputs()
     rng = random.Random(SEED)
     sample = rng.sample([i for i in inputs if i.name.startswith(("huge", "deep", "random-bytes", "recursion", "empty"))], 4)
     sample += rng.sample([i for i in inputs if "(" in i.name], 4)
@@ -92,11 +89,7 @@ def test_the_worker_reports_a_hang(monkeypatch):
 # Regression tests for what fuzzing found in the passes (fixed): more than 16
 # stages was an internal error; a huge stage count or nested pipeline loops
 # replicated bodies without bound (a hang); allocation was quadratic in loop
-# nesting depth (50 levels: 23 s). A bug found and not yet fixed
-# goes into fuzz.KNOWN_ISSUES with a strict-xfail test here, so a fix is
-# noticed and the entry removed.
-
-ISSUES = {k.name: k.description for k in fuzz.KNOWN_ISSUES}
+# nesting depth (50 levels: 23 s).
 
 
 def test_allocation_of_deeply_nested_loops_is_not_quadratic(tmp_path):

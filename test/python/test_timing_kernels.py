@@ -11,8 +11,7 @@ from mlir import ir
 
 from pto_dialect.dialect import load_dialect
 from pto_dialect.interpreter import execute
-from pto_dialect.pipeline import build_pass_manager
-from pto_dialect.pass_infra import PassContext
+from pto_dialect.pipeline import PipelineRun, build_pass_manager
 from pto_dialect.timing import CostTable, PipeCost, TimelineRun, cost_table, schedule, timeline_data, write_timeline
 
 T = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'  # 1024 bytes
@@ -70,7 +69,7 @@ def timed(text: str, pipeline: str | None = None, costs: CostTable | None = None
         ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
         module = ir.Module.parse(text)
         if pipeline:
-            build_pass_manager(pipeline, PassContext(), ctx).run(module.operation)
+            build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
         run = execute(module.operation, func, source_text=text, trace=True)
     return schedule(run.trace, costs or cost_table(run.arch))
 

@@ -12,8 +12,8 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 import pto_dialect
-from pto_dialect.pass_infra import ModulePass, PassContext
-from pto_dialect.pipeline import schedule
+from pto_dialect.pass_infra import ModulePass, PassRun
+from pto_dialect.pipeline import PipelineRun
 
 KERNEL = """
 !t = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
@@ -25,7 +25,7 @@ func.func @k(%mb: !pto.multi_tile_buf<!t, 2 : i64>) {
 """
 
 
-def break_slot(module: ir.Operation, ctx: PassContext) -> None:
+def break_slot(module: ir.Operation, run: PassRun) -> None:
     """Make the constant slot 1 of a 2-slot buffer a 7: out of range."""
     func = module.regions[0].blocks[0].operations[0]
     body = func.regions[0].blocks[0]
@@ -35,24 +35,24 @@ def break_slot(module: ir.Operation, ctx: PassContext) -> None:
             "arith.constant", results=[ir.IndexType.get()], attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 7)}
         )
     get.operands[1] = seven.result
-    ctx.changed(get)
+    run.changed(get)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SaysWhatItChanged(ModulePass):
     name: ClassVar[str] = "test-says-what-it-changed"
     records_changes: ClassVar[bool] = True
 
-    def apply(self, ctx, module):
-        break_slot(module, ctx)
+    def apply(self, run, module):
+        break_slot(module, run)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SaysNothing(ModulePass):
     name: ClassVar[str] = "test-says-nothing"
 
-    def apply(self, ctx, module):
-        break_slot(module, ctx)
+    def apply(self, run, module):
+        break_slot(module, run)
 
 
 @pytest.mark.parametrize("pass_class", [SaysWhatItChanged, SaysNothing])
@@ -62,7 +62,7 @@ def test_an_invalid_op_made_by_a_pass_fails_the_pass(pass_class):
         pto_dialect.load_dialect(context)
         module = ir.Module.parse(KERNEL)
         pm = PassManager("builtin.module")
-        schedule(pm, [pass_class()], PassContext())
+        PipelineRun().schedule(pm, [pass_class()])
         with pytest.raises(ir.MLIRError) as failure:
             pm.run(module.operation)
         errors = [d.message for d in failure.value.error_diagnostics]

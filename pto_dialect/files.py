@@ -1,0 +1,42 @@
+"""Writing a file so that a failure halfway leaves the old one intact
+(docs/tools.md, "Output and exit codes")."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to a temporary file beside `path`, then rename it over
+    `path` (keeping the old file's permissions; a new file gets the
+    umask's). Devices and pipes (`/dev/null`, a fifo) are written directly:
+    there is nothing to rename over them. Raises OSError."""
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "wb") as f:
+            f.write(data)
+        return
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temporary, stat.S_IMODE(mode))
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

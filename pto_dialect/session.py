@@ -1,0 +1,292 @@
+"""One way in and one way out: a kernel's text read, parsed into a module in
+a Context of its own, verified, printed back, and every diagnostic on the
+way given its position in the user's file.
+
+    source = read_source("kernel.pto")               # or Source(name, text)
+    with Session(source, on_diagnostic=print_it) as session:
+        module = session.parse()                     # None after reporting why
+        ...
+        out = session.print(module)
+
+`pto-opt`, `pto-run`, the Python API and the test support all come through
+here (docs/architecture.md). MLIR's parser names the text it is given
+`PARSER_BUFFER`; the session puts the user's file name there in diagnostics,
+in printed locations and in the passes' report records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import sys
+from dataclasses import dataclass
+from functools import cached_property
+
+from mlir import ir
+
+from . import diagnostics
+from .diagnostics import Diag
+from .dialect import load_dialect
+from .source_text import line_col, parser_hazard
+from .verifier import verify_parsed
+
+__all__ = [
+    "DEFAULT_SPLIT_MARKER",
+    "name_locations",
+    "print_module",
+    "user_location",
+    "PARSER_BUFFER",
+    "Chunk",
+    "Session",
+    "SessionError",
+    "Source",
+    "read_source",
+]
+
+PARSER_BUFFER = "-"
+"""The file name MLIR's parser gives every location in text it parses."""
+DEFAULT_SPLIT_MARKER = "// -----"
+
+
+class SessionError(Exception):
+    """A failure outside the IR (an unreadable input): one message."""
+
+
+@dataclass
+class Chunk:
+    """A piece of a source; `first_line` is its first line in the file."""
+
+    text: str
+    first_line: int
+    last_line: int
+
+    def padded(self) -> str:
+        # Blank lines in front keep every location's line number that of the
+        # original file, so diagnostics and expected-* lines agree.
+        return "\n" * (self.first_line - 1) + self.text
+
+
+@dataclass
+class Source:
+    """A kernel as the user wrote it: `name` is how they know it (a path,
+    `<stdin>`), `text` its contents, undecodable bytes kept as surrogate
+    escapes so that they reach the parser as the bytes they were."""
+
+    name: str
+    text: str
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The text's lines, split once (every diagnostic shows one)."""
+        return self.text.split("\n")
+
+    def line(self, number: int) -> str | None:
+        """Line `number` (1-based), or None outside the text."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else None
+
+    def whole(self) -> Chunk:
+        return Chunk(self.text, 1, len(self.lines))
+
+    def chunks(self, marker: str | None) -> list[Chunk]:
+        """The whole text, or the pieces between lines that start with `marker`."""
+        lines = self.lines
+        if marker is None:
+            return [self.whole()]
+        pattern = re.compile(r"^\s*" + re.escape(marker))
+        chunks: list[Chunk] = []
+        start = 0
+        for i, line in enumerate(lines):
+            if pattern.match(line):
+                chunks.append(Chunk("\n".join(lines[start:i]), start + 1, i))
+                start = i + 1
+        chunks.append(Chunk("\n".join(lines[start:]), start + 1, len(lines)))
+        return chunks
+
+
+def read_source(path: str) -> Source:
+    """The file at `path`, or standard input for `-`."""
+    try:
+        if path == "-":
+            stdin = sys.stdin
+            if stdin is None:
+                raise SessionError("could not read standard input: it is closed")
+            data = stdin.buffer.read()
+            name = "<stdin>"
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+            name = path
+    except OSError as e:
+        what = "standard input" if path == "-" else f"input file '{path}'"
+        raise SessionError(f"could not open {what}: {e.strerror or e}") from None
+    return Source(name, data.decode("utf-8", errors="surrogateescape"))
+
+
+def _parser_bytes(text: str) -> bytes:
+    """What to give the MLIR parser for a source's text: the input's own
+    bytes, so that a non-UTF-8 byte in a string attribute stays that byte
+    (MLIR strings are bytes)."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+class Session:
+    """One Context with the pto dialect loaded, and every diagnostic it
+    produces, in emission order, named in the user's file.
+
+    Errors raised out of `Module.parse` and `PassManager.run` arrive as
+    `MLIRError`s (`add_error`); everything else at the handler the session
+    attaches. Remarks and warnings that could not go through MLIR (see
+    diagnostics.py) arrive through the fallback sink. `on_diagnostic`, when
+    given, sees each as it comes.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        context: ir.Context | None = None,
+        on_diagnostic=None,
+        allow_unregistered: bool = False,
+    ) -> None:
+        self.source = source
+        self.context = context or ir.Context()
+        self.diagnostics: list[Diag] = []
+        self._on_diagnostic = on_diagnostic
+        self._allow_unregistered = allow_unregistered
+        self._handler = None
+        self._entered: list = []
+
+    # -- the Context ------------------------------------------------------------
+
+    def __enter__(self) -> "Session":
+        context = self.context
+        context.enable_multithreading(False)
+        context.allow_unregistered_dialects = self._allow_unregistered
+        load_dialect(context)
+        for manager in (context, ir.Location.unknown(context)):
+            manager.__enter__()
+            self._entered.append(manager)
+        self._handler = context.attach_diagnostic_handler(self._handle)
+        diagnostics.add_fallback_sink(self.add)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        diagnostics.remove_fallback_sink(self.add)
+        if self._handler is not None:
+            self._handler.detach()
+            self._handler = None
+        while self._entered:
+            self._entered.pop().__exit__(None, None, None)
+
+    # -- diagnostics -------------------------------------------------------------
+
+    def in_user_file(self, d: Diag) -> Diag:
+        """`d` (and its notes) with the parser's buffer name replaced by the
+        source's name."""
+        if d.file == PARSER_BUFFER:
+            d.file = self.source.name
+        for note in d.notes:
+            self.in_user_file(note)
+        return d
+
+    def add(self, d: Diag) -> None:
+        """Take a diagnostic (positions in the parser's buffer are renamed)."""
+        self.diagnostics.append(self.in_user_file(d))
+        if self._on_diagnostic:
+            self._on_diagnostic(d)
+
+    def _handle(self, d) -> bool:
+        try:
+            self.add(Diag.from_mlir(d))
+        except Exception:  # never let an exception cross into C++
+            pass
+        return True
+
+    def add_error(self, error: ir.MLIRError) -> None:
+        """Take the diagnostics an `ir.MLIRError` carries."""
+        details = getattr(error, "error_diagnostics", None) or []
+        if not details:
+            self.add(Diag(diagnostics.ERROR, str(error)))
+        for d in details:
+            self.add(Diag.from_mlir(d))
+
+    def format(self, d: Diag) -> str:
+        """`file:line:col: severity: message`, the source line and a caret."""
+        return diagnostics.format_diag(d, self.source)
+
+    def errors_text(self) -> str:
+        """The errors so far, formatted, one after the other."""
+        errors = [d for d in self.diagnostics if d.severity == diagnostics.ERROR]
+        return "\n".join(self.format(d) for d in errors)
+
+    def name_locations(self, record) -> None:
+        """Name the user's file in a report record's locations."""
+        name_locations(record, self.source.name)
+
+    # -- in and out --------------------------------------------------------------
+
+    def parse(self, chunk: Chunk | None = None, *, verify: bool = True) -> ir.Module | None:
+        """The module `chunk` (default: the whole source) spells, verified,
+        or None after its diagnostics were added: constructs that would crash
+        the parser are refused with an error at their position."""
+        text = (chunk or self.source.whole()).padded()
+        hazard = parser_hazard(text)
+        if hazard is not None:
+            offset, message = hazard
+            self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, *line_col(text, offset)))
+            return None
+        try:
+            module = ir.Module.parse(_parser_bytes(text), self.context)
+        except ir.MLIRError as e:
+            self.add_error(e)
+            return None
+        if verify and not verify_parsed(module.operation, text):
+            return None
+        return module
+
+    def print(self, module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> bytes:
+        return print_module(module, self.source.name, generic=generic, debuginfo=debuginfo)
+
+
+def print_module(module: ir.Module | ir.Operation, name: str, *, generic: bool = False, debuginfo: bool = False) -> bytes:
+    """The module's text, as `pto-opt` writes it, newline-terminated; with
+    `debuginfo`, locations in the parser's buffer name the file `name`."""
+    # Printing into a binary stream is ~40% cheaper than get_asm's str.
+    out = io.BytesIO()
+    getattr(module, "operation", module).print(
+        file=out,
+        binary=True,
+        enable_debug_info=debuginfo,
+        print_generic_op_form=generic,
+        assume_verified=True,
+    )
+    out.write(b"\n")
+    text = out.getvalue()
+    if debuginfo and name != PARSER_BUFFER:
+        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+        text = text.replace(f'loc("{PARSER_BUFFER}":'.encode(), f'loc("{quoted}":'.encode("utf-8", "surrogateescape"))
+    return text
+
+
+def user_location(location: str, name: str) -> str:
+    """A `file:line:col` text with the parser's buffer name replaced by `name`."""
+    prefix = PARSER_BUFFER + ":"
+    return name + location[len(PARSER_BUFFER) :] if location.startswith(prefix) else location
+
+
+def name_locations(record, name: str) -> None:
+    """Replace the parser's buffer name by `name` in every `location` field
+    of a report record (a dataclass, or lists of them, at any depth)."""
+    work = [record]
+    while work:
+        item = work.pop()
+        if isinstance(item, list):
+            work.extend(item)
+        elif dataclasses.is_dataclass(item):
+            for f in dataclasses.fields(item):
+                value = getattr(item, f.name)
+                if f.name == "location" and isinstance(value, str):
+                    setattr(item, f.name, user_location(value, name))
+                else:
+                    work.append(value)

@@ -1,0 +1,105 @@
+"""The dialect's vocabulary: the attributes kernels and passes exchange, read
+and written only through the accessors here, the stage and slot counts that
+decide what a pipeline loop asks for, and which target a module names.
+
+Reference: docs/dialect.md ("Pipeline loops and targets"). Passes and the
+verifier import these names from here, never from each other.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from .targets import ARCHS, TARGETS
+
+STAGES_ATTR = "pto.pipeline_stages"
+"""On an `scf.for`: the stage count N its frontend asks for (an i64 >= 1)."""
+ARCH_ATTR = "pto.target_arch"
+"""On the module: the target architecture (a string, one of `ARCHS`)."""
+MEMORY_USAGE_ATTR = "pto.memory_usage"
+"""On a function, set by the allocator: peak bytes per memory space."""
+
+BUFFERED_STAGES = 2
+"""The smallest stage count that asks for N-way buffering; N = 1 means the
+loop is handled (converted or replicated) or was never to be buffered."""
+MIN_SLOTS = 2
+MAX_SLOTS = 16
+"""The slot counts a `pto.alloc_multi_tile` may have."""
+
+DEFAULT_ARCH = "a3"
+"""The target of a module without `pto.target_arch` and without an `arch=` option."""
+
+
+class ArchError(ValueError):
+    """An unknown architecture name, in the module or in an option."""
+
+
+def _i64(context: ir.Context | None = None) -> ir.Type:
+    return ir.IntegerType.get_signless(64, context)
+
+
+def pipeline_stages(op: ir.Operation) -> int | None:
+    """N of a pipeline loop (`pto.pipeline_stages = N`), else None."""
+    attrs = op.attributes
+    if STAGES_ATTR not in attrs:
+        return None
+    attr = attrs[STAGES_ATTR]
+    return attr.value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def asks_for_buffering(op: ir.Operation) -> bool:
+    """Whether `op` is a pipeline loop still asking for N >= 2 buffers."""
+    return op.name == "scf.for" and (pipeline_stages(op) or 0) >= BUFFERED_STAGES
+
+
+def stages_attr(n: int, context: ir.Context | None = None) -> ir.Attribute:
+    """The attribute value `pto.pipeline_stages = n : i64`."""
+    return ir.IntegerAttr.get(_i64(context), n)
+
+
+def set_pipeline_stages(op: ir.Operation, n: int | ir.Attribute) -> None:
+    """Set `pto.pipeline_stages` to `n` (a count, or an attribute made once
+    with `stages_attr` when many loops get the same value)."""
+    op.attributes[STAGES_ATTR] = n if isinstance(n, ir.Attribute) else stages_attr(n, op.context)
+
+
+def stages_problem(op: ir.Operation) -> str | None:
+    """Why `op`'s `pto.pipeline_stages` is misplaced or malformed, or None."""
+    attr = op.attributes[STAGES_ATTR]
+    if op.name != "scf.for":
+        return f"'{STAGES_ATTR}' is only allowed on scf.for"
+    if not (isinstance(attr, ir.IntegerAttr) and attr.type == _i64(op.context) and attr.value >= 1):
+        return f"'{STAGES_ATTR}' must be an i64 integer >= 1, got {attr}"
+    return None
+
+
+def set_memory_usage(func: ir.Operation, usage: dict[str, int]) -> None:
+    """Record the allocator's peak bytes per space on `func`."""
+    i64 = _i64(func.context)
+    func.attributes[MEMORY_USAGE_ATTR] = ir.DictAttr.get(
+        {space: ir.IntegerAttr.get(i64, used) for space, used in usage.items()}, func.context
+    )
+
+
+def module_arch(module: ir.Operation) -> str | None:
+    """The arch a module names with `pto.target_arch`, or None.
+
+    Raises ArchError when the attribute is present but not a known arch name.
+    """
+    attrs = module.attributes
+    if ARCH_ATTR not in attrs:
+        return None
+    attr = attrs[ARCH_ATTR]
+    if not isinstance(attr, ir.StringAttr) or attr.value not in TARGETS:
+        raise ArchError(f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)}, got {attr}")
+    return attr.value
+
+
+def resolve_arch(module: ir.Operation, option: str | None = None) -> str:
+    """The arch for `module`: the pass option when given, else the module
+    attribute, else the default. The one place that decides it."""
+    if option:
+        if option not in TARGETS:
+            raise ArchError(f"unknown arch '{option}' (expected one of {', '.join(ARCHS)})")
+        return option
+    return module_arch(module) or DEFAULT_ARCH
