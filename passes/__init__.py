@@ -7,7 +7,7 @@ for passes it does not run.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..pass_infra import ModulePass
 

@@ -9,8 +9,8 @@ from typing import ClassVar
 from mlir import ir
 
 from .. import diagnostics
-from ..diagnostics import location_text
 from ..catalogue import ALLOC_OPS
+from ..diagnostics import location_text
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
 from ..memory_report import FORMATS, render
@@ -20,6 +20,7 @@ from ..report import BufferPlacement, FunctionMemory
 from ..targets import ARCHS, space_spec
 from ..types import SPACES, MultiTileBufType, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
+
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
 
 
@@ -39,7 +40,7 @@ class _Buffer:
 
 @dataclass(frozen=True)
 class AllocateMemoryAddr(ModulePass):
-    """Give every pto buffer a constant address; buffers with disjoint lifetimes share memory (CONTRACT 2.3).
+    """Give every pto buffer a constant address; buffers with disjoint lifetimes share memory.
 
     Every `pto.alloc_tile` and `pto.alloc_multi_tile` without `addr` gets an
     `arith.constant <addr> : i64` operand: a byte offset into its memory
@@ -220,7 +221,7 @@ class AllocateMemoryAddr(ModulePass):
     # -- errors -------------------------------------------------------------------
 
     def _report_collision(self, space: str, first: _Buffer, second: _Buffer) -> None:
-        # An error (issue 7, CONTRACT 2.3): two user addresses whose buffers
+        # An error (issue 7; the pass description): two user addresses whose buffers
         # are live together clobber each other's data.
         diagnostics.emit_error(
             second.alloc.location,

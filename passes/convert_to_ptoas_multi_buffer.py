@@ -46,26 +46,38 @@ class _Tile:
         return str(self.view or self.value.type)
 
 
-def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
-    """The allocs inside `op`'s regions that belong to the enclosing pipeline
-    loop: everything but what a nested pipeline loop owns. Not eligible: a
-    nested region is a boundary (CONTRACT 2.1, rule 1)."""
-    if asks_for_buffering(op):
-        return
+def _nested_ops(op: ir.Operation):
+    """(op, each op directly in its regions), in program order."""
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
-                if inner.name == "pto.alloc_tile":
-                    value = inner.results[0]
-                    reason = f"it is defined inside a nested '{op.name}', not directly in the pipeline loop's body"
-                    tiles.append(_Tile(inner, value, tile_type(value.type), reason))
-                elif len(inner.regions):
-                    _collect_nested_tiles(inner, tiles)
+                yield op, inner
+
+
+def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
+    """The allocs inside `op`'s regions that belong to the enclosing pipeline
+    loop, in program order: everything but what a nested pipeline loop owns.
+    Not eligible: a nested region is a boundary (docs/passes.md, rule 1).
+    The walk keeps its own stack: nesting depth is the user's."""
+    if asks_for_buffering(op):
+        return
+    stack = [_nested_ops(op)]
+    while stack:
+        for outer, inner in stack[-1]:
+            if inner.name == "pto.alloc_tile":
+                value = inner.results[0]
+                reason = f"it is defined inside a nested '{outer.name}', not directly in the pipeline loop's body"
+                tiles.append(_Tile(inner, value, tile_type(value.type), reason))
+            elif len(inner.regions) and not asks_for_buffering(inner):
+                stack.append(_nested_ops(inner))
+                break
+        else:
+            stack.pop()
 
 
 @dataclass(frozen=True)
 class ConvertToPtoasMultiBuffer(ModulePass):
-    """Turn pipeline loops into ptoas multi-buffer form (CONTRACT 2.1).
+    """Turn pipeline loops into ptoas multi-buffer form.
 
     For every `scf.for` with `pto.pipeline_stages = N`, N >= 2, each eligible
     tile gets one `pto.alloc_multi_tile` of N slots hoisted right before the

@@ -11,8 +11,8 @@ from mlir.dialects.transform import interpreter
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
-from ..diagnostics import location_text
 from ..buffers import escape_reason
+from ..diagnostics import location_text
 from ..ir_utils import walk_ops
 from ..loop_carried import loop_carried_buffers
 from ..loop_index import LoopBounds, static_trip_count
@@ -106,7 +106,7 @@ def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
 
 @dataclass(frozen=True)
 class LowerPipelineLoops(ModulePass):
-    """Replicate the body of every pipeline loop still at N >= 2 (CONTRACT 2.2).
+    """Replicate the body of every pipeline loop still at N >= 2.
 
     The default path when ptoas multi-buffering is off: a loop with
     `pto.pipeline_stages = N`, N >= 2, is unrolled by N with the upstream

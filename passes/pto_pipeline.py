@@ -34,7 +34,7 @@ def resolve_switch(option_value: bool | None, settings) -> SwitchDecision:
 
 @dataclass(frozen=True)
 class PtoPipeline(ModulePass):
-    """Lower pipeline loops either way: ptoas multi-buffering or replication (CONTRACT 2.4).
+    """Lower pipeline loops either way: ptoas multi-buffering or replication.
 
     Runs, in order: `convert-to-ptoas-multi-buffer` (only when the switch is
     on), `pto-lower-pipeline-loops`, then `pto-allocate-memory-addr` (only
@@ -63,7 +63,9 @@ class PtoPipeline(ModulePass):
     """
 
     name: ClassVar[str] = "pto-pipeline"
-    use_ptoas_multi_buffer: bool | None = option(None, "convert pipeline loops to ptoas multi-buffer form (default: flag, then $PTO_PTOAS_MULTI_BUFFER, then off)")
+    use_ptoas_multi_buffer: bool | None = option(
+        None, "convert pipeline loops to ptoas multi-buffer form (default: flag, then $PTO_PTOAS_MULTI_BUFFER, then off)"
+    )
     arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a3)", choices=ARCHS)
     allocate: bool = option(True, "assign slot addresses (pto-allocate-memory-addr) at the end")
 

@@ -14,7 +14,7 @@ from ..verifier import verify_module
 
 @dataclass(frozen=True)
 class PtoVerify(ModulePass):
-    """Check the pto rules that IRDL cannot express (CONTRACT 2.5).
+    """Check the pto rules that IRDL cannot express.
 
     The rules: tile shapes are rank 2 and positive; slot counts are in
     [2, 16]; a constant `multi_tile_get` slot is in [0, N); a constant `addr`

@@ -9,8 +9,8 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from . import diagnostics
-from .dialect import load_dialect
 from .diagnostics import Diag
+from .dialect import load_dialect
 from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
 from .report import PipelineReport
 from .session import PARSER_BUFFER, Session, Source, name_locations
@@ -22,7 +22,7 @@ __all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", 
 # The file name each module that `parse` made was given, for the report
 # records of `run_passes`. Weak keys and string values: nothing here keeps a
 # module or its Context alive.
-_SOURCE_NAMES: "weakref.WeakKeyDictionary[ir.Module, str]" = weakref.WeakKeyDictionary()
+_SOURCE_NAMES: weakref.WeakKeyDictionary[ir.Module, str] = weakref.WeakKeyDictionary()
 
 
 class ParseError(ValueError):

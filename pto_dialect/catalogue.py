@@ -1,4 +1,4 @@
-"""The op catalogue (CONTRACT 1.2): for every pto op, its operands by name,
+"""The op catalogue (docs/dialect.md, "Ops"): for every pto op, its operands by name,
 which of them it reads and writes, and the pipe that executes it.
 
 This is the one place the passes, the verifier and the interpreter ask what an

@@ -19,8 +19,8 @@ import ctypes
 import os
 import platform
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 from mlir import ir
 
@@ -46,10 +46,10 @@ class Diag:
     file: str | None = None
     line: int = 0
     col: int = 0
-    notes: list["Diag"] = field(default_factory=list)
+    notes: list[Diag] = field(default_factory=list)
 
     @classmethod
-    def from_mlir(cls, d) -> "Diag":
+    def from_mlir(cls, d) -> Diag:
         """From an `ir.Diagnostic` (in a handler) or an `ir.DiagnosticInfo`
         (from an `MLIRError`)."""
         file, line, col = location_position(d.location)

@@ -8,11 +8,17 @@ import stat
 import tempfile
 
 
+class CreateError(OSError):
+    """The file could not be created at all (a missing directory, no
+    permission), as opposed to failing while it was written."""
+
+
 def write_atomically(path: str, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, then rename it over
     `path` (keeping the old file's permissions; a new file gets the
     umask's). Devices and pipes (`/dev/null`, a fifo) are written directly:
-    there is nothing to rename over them. Raises OSError."""
+    there is nothing to rename over them. Raises OSError (CreateError when
+    nothing could be created)."""
     target = os.path.realpath(path)
     try:
         mode = os.stat(target).st_mode
@@ -22,7 +28,10 @@ def write_atomically(path: str, data: bytes) -> None:
         with open(target, "wb") as f:
             f.write(data)
         return
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target) or ".")
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target) or ".")
+    except OSError as e:
+        raise CreateError(e.errno, e.strerror) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

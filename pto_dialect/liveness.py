@@ -1,4 +1,4 @@
-"""Buffer lifetimes over one function, in program order (CONTRACT 2.3).
+"""Buffer lifetimes over one function, in program order (docs/passes.md, `pto-allocate-memory-addr`).
 
 Every op of a function gets a *program point*: its index in a pre-order walk
 (an op with regions comes before the ops inside it, so a loop's ops occupy
@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from . import trampoline
 from .buffers import forward_aliases
 from .catalogue import ALLOC_OPS, CATALOGUE
 from .loop_carried import loop_carried_buffers
@@ -157,9 +158,9 @@ class _Numbering:
         self.loops: list[Loop] = []
         self.allocs: list[int] = []  # points of alloc ops, ascending
         for region in func.regions:
-            self.visit_region(func, region, -1)
+            trampoline.run(self.visit_region(func, region, -1))
 
-    def visit_region(self, owner: ir.Operation, region: ir.Region, loop: int) -> None:
+    def visit_region(self, owner: ir.Operation, region: ir.Region, loop: int) -> trampoline.Nested:
         blocks = list(region.blocks)
         if len(blocks) > 1:
             first = len(self.ops)
@@ -167,11 +168,11 @@ class _Numbering:
             self.loops.append(Loop(owner, first, first, loop, first=first, unstructured=True))
             loop = index
         for block in blocks:
-            self.visit_block(block, loop)
+            yield self.visit_block(block, loop)
         if len(blocks) > 1:
             self.loops[index].end = max(len(self.ops) - 1, first)
 
-    def visit_block(self, block: ir.Block, loop: int) -> None:
+    def visit_block(self, block: ir.Block, loop: int) -> trampoline.Nested:
         for view in block.operations:
             op = view.operation
             point = len(self.ops)
@@ -189,7 +190,7 @@ class _Numbering:
                 inner = len(self.loops)
                 self.loops.append(Loop(op, point, point, loop))
             for region in regions:
-                self.visit_region(op, region, inner)
+                yield self.visit_region(op, region, inner)
             if inner != loop:
                 self.loops[inner].end = len(self.ops) - 1
 

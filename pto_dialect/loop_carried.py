@@ -1,4 +1,4 @@
-"""Iteration-local or loop-carried through memory (CONTRACT 1.2).
+"""Iteration-local or loop-carried through memory (docs/dialect.md, "Buffer semantics").
 
 A `pto.alloc_tile` without `addr` inside a loop body is one buffer for every
 iteration. It is *iteration-local* when every iteration fully writes it before
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from . import trampoline
 from .buffers import forward_aliases, op_access
 from .catalogue import CATALOGUE
 from .loop_index import static_trip_count
@@ -45,25 +46,31 @@ class _Walker:
         self.touched = touched  # region ops with a use of a tracked alias inside
         self.carried: dict[ir.Value, Carried] = {}
 
-    def walk_block(self, block: ir.Block, written: set[ir.Value]) -> set[ir.Value]:
+    # The walk is a trampoline (trampoline.py): nesting depth is the user's.
+
+    def walk_block(self, block: ir.Block, written: set[ir.Value]) -> trampoline.Nested:
+        touched = self.touched
         for op in block.operations:
-            written = self.visit(op, written)
+            written = self.access(op, written)
+            if len(op.regions) and op.operation in touched:  # else nothing inside touches a tracked buffer
+                written = yield self.enter(op, written)
         return written
 
-    def walk_region(self, region: ir.Region, written: set[ir.Value]) -> set[ir.Value]:
+    def walk_region(self, region: ir.Region, written: set[ir.Value]) -> trampoline.Nested:
         blocks = list(region.blocks)
         if len(blocks) != 1:  # unstructured control flow: writes not definite
             for block in blocks:
-                self.walk_block(block, set(written))
+                yield self.walk_block(block, set(written))
             return written
-        return self.walk_block(blocks[0], set(written))
+        return (yield self.walk_block(blocks[0], set(written)))
 
     def read(self, value: ir.Value, op: ir.Operation, written: set[ir.Value], how: str) -> None:
         for root in self.roots.get(value, ()):
             if root not in written and root not in self.carried:
                 self.carried[root] = Carried(op, f"it is {how} by '{op.name}' before it is written in the iteration")
 
-    def visit(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
+    def access(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
+        """What `op` itself reads and writes (its operands, not its regions)."""
         access = op_access(op)
         for v in access.reads:
             self.read(v, op, written, "read")
@@ -74,22 +81,24 @@ class _Walker:
             targets = self.roots.get(v)
             if targets is not None and len(targets) == 1:
                 written = written | targets
-        if len(op.regions) == 0 or op.operation not in self.touched:
-            return written  # nothing inside reads or writes a tracked buffer
+        return written
+
+    def enter(self, op: ir.Operation, written: set[ir.Value]) -> trampoline.Nested:
+        """The regions of `op`: what is definitely written after them."""
         name = op.name
         if name == "scf.if":
-            then_written = self.walk_region(op.regions[0], written)
+            then_written = yield self.walk_region(op.regions[0], written)
             if len(op.regions) > 1 and len(op.regions[1].blocks):
-                else_written = self.walk_region(op.regions[1], written)
+                else_written = yield self.walk_region(op.regions[1], written)
             else:
                 else_written = written
             return then_written & else_written
         if name == "scf.for":
-            body_written = self.walk_region(op.regions[0], written)
+            body_written = yield self.walk_region(op.regions[0], written)
             trips = static_trip_count(op)
             return body_written if trips else written
         for region in op.regions:
-            self.walk_region(region, written)
+            yield self.walk_region(region, written)
         return written
 
 
@@ -149,6 +158,6 @@ def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.
             carried[b] = verdict
     if roots:
         walker = _Walker(roots, _enclosing_ops(roots, loop.operation))
-        walker.walk_region(loop.regions[0], set())
+        trampoline.run(walker.walk_region(loop.regions[0], set()))
         carried.update(walker.carried)
     return carried

@@ -36,7 +36,7 @@ class LoopBounds:
     step_const: int | None
 
     @classmethod
-    def of(cls, loop: ir.Operation, constants=constant_int) -> "LoopBounds":
+    def of(cls, loop: ir.Operation, constants=constant_int) -> LoopBounds:
         """`constants` maps a value to its constant integer or None (pass an
         `ir_utils.ConstantInts` to share the work across loops)."""
         operands = loop.operands

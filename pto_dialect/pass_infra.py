@@ -140,7 +140,7 @@ class ModulePass:
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         raise NotImplementedError(f"pass '{self.name}' has no apply")
 
-    def expand(self, pipeline) -> list["ModulePass"] | None:
+    def expand(self, pipeline) -> list[ModulePass] | None:
         """A composite pass returns the passes it stands for, scheduled in
         its place (so IR printing and timing see each); others None.
         `pipeline` is the `pipeline.PipelineRun` being scheduled."""
@@ -171,7 +171,7 @@ class ModulePass:
     # -- options ----------------------------------------------------------------
 
     @classmethod
-    def from_option_text(cls, text: str | None) -> "ModulePass":
+    def from_option_text(cls, text: str | None) -> ModulePass:
         """Build the pass from MLIR pass-option text (`a=1 b=x,y`)."""
         fields = {option_name(f): f for f in _option_fields(cls)}
         kwargs = {}

@@ -58,7 +58,7 @@ class PipelineElement:
 
     name: str
     options: str | None = None
-    children: list["PipelineElement"] | None = None
+    children: list[PipelineElement] | None = None
     col: int = 1
     text: str = ""
 

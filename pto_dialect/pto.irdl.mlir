@@ -1,5 +1,5 @@
 // The `pto` dialect: Ascend PTO tile buffers and the tile ops that read and
-// write them (CONTRACT sections 1.1 and 1.2).
+// write them (docs/dialect.md, "Types" and "Ops").
 //
 // This file is the single definition of the dialect. Python loads it with
 // `mlir.dialects.irdl.load_dialects`; C++ tools load it with

@@ -1,4 +1,4 @@
-"""Decisions the passes make, as data (CONTRACT 5).
+"""Decisions the passes make, as data (docs/api.md, "Reports").
 
 Every remark a pass prints has a record here too, so tools embedding the
 passes can read why a loop was or was not converted, how many slots it got,

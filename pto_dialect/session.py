@@ -159,7 +159,7 @@ class Session:
 
     # -- the Context ------------------------------------------------------------
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         context = self.context
         context.enable_multithreading(False)
         context.allow_unregistered_dialects = self._allow_unregistered
@@ -230,18 +230,21 @@ class Session:
         """The module `chunk` (default: the whole source) spells, verified,
         or None after its diagnostics were added: constructs that would crash
         the parser are refused with an error at their position."""
-        text = (chunk or self.source.whole()).padded()
-        hazard = parser_hazard(text)
+        chunk = chunk or self.source.whole()
+        # The checks before and after parsing read the chunk's own text; only
+        # the parser gets the padding that keeps its line numbers the file's.
+        hazard = parser_hazard(chunk.text)
         if hazard is not None:
             offset, message = hazard
-            self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, *line_col(text, offset)))
+            line, col = line_col(chunk.text, offset)
+            self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, line + chunk.first_line - 1, col))
             return None
         try:
-            module = ir.Module.parse(_parser_bytes(text), self.context)
+            module = ir.Module.parse(_parser_bytes(chunk.padded()), self.context)
         except ir.MLIRError as e:
             self.add_error(e)
             return None
-        if verify and not verify_parsed(module.operation, text):
+        if verify and not verify_parsed(module.operation, chunk.text):
             return None
         return module
 

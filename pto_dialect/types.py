@@ -1,4 +1,4 @@
-"""Typed views of the two pto types (CONTRACT 1.1).
+"""Typed views of the two pto types (docs/dialect.md, "Types").
 
 IRDL types are dynamic: the Python bindings expose them as plain `ir.Type`
 with no parameter accessors, so we read them from their printed form and build
@@ -113,7 +113,7 @@ def _parse_multi(text: str) -> MultiTileBufType | None:
 # keyed by the type's hash (its storage address, unique in its Context): a
 # key or value holding the `ir.Type` itself would hold the Context too and
 # keep it alive for ever.
-_VIEWS: "weakref.WeakKeyDictionary[ir.Context, dict[int, TileBufType | MultiTileBufType | None]]" = weakref.WeakKeyDictionary()
+_VIEWS: weakref.WeakKeyDictionary[ir.Context, dict[int, TileBufType | MultiTileBufType | None]] = weakref.WeakKeyDictionary()
 
 
 def buffer_type(t: ir.Type) -> TileBufType | MultiTileBufType | None:

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("--count", type=int, default=100, help="number of kernels (default 100)")
-    p.add_argument("--pipeline", action="append", help="a pipeline to check (repeatable; default: all of CONTRACT 2)")
+    p.add_argument("--pipeline", action="append", help="a pipeline to check (repeatable; default: every pass and the switch both ways)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--show", action="store_true", help="print the text of every failing kernel")
     p.add_argument("--save-failures", metavar="DIR", help="write every failing kernel to DIR/seed-S.mlir")

@@ -1,4 +1,4 @@
-"""A reference interpreter for the pto dialect (CONTRACT 4), on numpy.
+"""A reference interpreter for the pto dialect (docs/tools.md, `pto-run`), on numpy.
 
     from pto_dialect.interpreter import execute, compare
     run = execute(module.operation, "kernel", seed=0, values={"n": 8}, source_text=text)

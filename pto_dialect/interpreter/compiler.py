@@ -13,8 +13,9 @@ name in the table the evaluator assembles from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from mlir import ir
 
@@ -40,7 +41,7 @@ EMPTY_BLOCK = Block([], [])
 class Compiler:
     """Compiles the ops of one function into closures over frame slots."""
 
-    def __init__(self, interp: "Interpreter", compilers: dict[str, OpCompiler]) -> None:
+    def __init__(self, interp: Interpreter, compilers: dict[str, OpCompiler]) -> None:
         self.interp = interp
         self.compilers = compilers
         self.slots: dict[ir.Value, int] = {}

@@ -9,6 +9,8 @@ function containing it is compiled.
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -24,6 +26,10 @@ DEFAULT_MAX_OPS = 20_000_000
 """Executed ops before a run stops with an error (a runaway loop)."""
 
 MAX_CALL_DEPTH = 200
+
+MAX_NESTING_DEPTH = 1000
+"""Deepest op nesting executed: what the parser accepts (source_text.MAX_NESTING)."""
+_FRAMES_PER_LEVEL = 4  # Python frames one nesting level costs (compiling: 3; running: 2)
 
 COMPILERS = {**pto_ops.COMPILERS, **arith_ops.COMPILERS, **control_ops.COMPILERS}
 """Op name -> what it compiles to."""
@@ -70,6 +76,7 @@ class Interpreter:
         self.ops_executed = 0
         self.max_ops = max_ops
         self._symbols = ir.SymbolTable(module)
+        self.frames_needed = _FRAMES_PER_LEVEL * (_nesting_depth(module) + MAX_CALL_DEPTH) + 500
         self._compiled: dict[str, _Function] = {}
         self._warned: set[tuple[int, str]] = set()
         self._depth = 0
@@ -145,12 +152,49 @@ class Interpreter:
         arg_slots = [compiler.define(a) for a in blocks[0].arguments]
         if len(blocks) != 1:
             raise InterpreterError(op.location, f"@{name} has {len(blocks)} blocks; the interpreter runs structured control flow (scf) only")
-        try:
-            body = compiler.block(blocks[0], ("func.return",))
-        except RecursionError:
-            raise InterpreterError(op.location, f"@{name} is nested too deeply for the interpreter") from None
+        body = compiler.block(blocks[0], ("func.return",))
         return _Function(name, op.location, arg_slots, body, compiler.template)
+
+    @contextmanager
+    def deep_enough(self):
+        """Raise Python's recursion limit, while the interpreter runs, to what
+        the module's nesting needs: closures of nested ops call each other
+        (frames only, no C stack on CPython 3.11 and newer)."""
+        previous = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(previous, self.frames_needed))
+        try:
+            yield
+        except RecursionError:
+            raise InterpreterError(
+                None, f"nesting or recursion too deep for the interpreter ({sys.getrecursionlimit()} Python frames)"
+            ) from None
+        finally:
+            sys.setrecursionlimit(previous)
 
     def new_key(self) -> int:
         self._next_key += 1
         return self._next_key
+
+
+def _nesting_depth(module: ir.Operation) -> int:
+    """How deep ops nest in `module` (a walk in C++; depths by parent).
+    Raises InterpreterError at an op deeper than MAX_NESTING_DEPTH."""
+    depths: dict[ir.Operation, int] = {}
+    deepest = 0
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal deepest
+        parent = op.parent
+        depth = depths.get(parent, 0) + 1 if parent is not None else 0
+        if len(op.regions):
+            depths[op] = depth
+        if depth > deepest:
+            deepest = depth
+            if depth > MAX_NESTING_DEPTH:
+                raise InterpreterError(
+                    op.location, f"ops nested {depth} deep: the interpreter runs at most {MAX_NESTING_DEPTH} levels"
+                )
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return deepest

@@ -97,12 +97,9 @@ def execute(
     interp = Interpreter(module, arch=arch, trace=trace, max_ops=max_ops)
     given = resolve_values(args, values or {})
     runtime_args, globals_ = make_arguments(args, given, seed, interp.memory, max_arg_bytes)
-    try:
-        # overflow to inf, NaN from poison and the like are the semantics, not news
-        with np.errstate(all="ignore"):
-            returned = interp.call(function, runtime_args, func.location)
-    except RecursionError:
-        raise InterpreterError(func.location, "nesting or recursion too deep for the interpreter") from None
+    # overflow to inf, NaN from poison and the like are the semantics, not news
+    with np.errstate(all="ignore"), interp.deep_enough():
+        returned = interp.call(function, runtime_args, func.location)
     buffers = [_global_result(g, a.type) for g, a in zip(globals_, (a for a in args if isinstance(a.type, ir.MemRefType)))]
     scalars: list[ScalarResult] = []
     result_types = list(ir.FunctionType(func.attributes["function_type"].value).results)

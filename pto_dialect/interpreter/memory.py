@@ -1,4 +1,4 @@
-"""The memory model (CONTRACT 1.2, 1.3 and 4).
+"""The memory model (docs/dialect.md, "Buffer semantics" and "Memory spaces").
 
 - Global memory: each memref argument is one numpy array (`GlobalBuffer`).
 - Tile memory: each memory space of the target is a byte array of its

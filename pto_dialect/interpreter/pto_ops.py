@@ -12,7 +12,7 @@ a trace event when the run keeps a trace (decided once, at compile time).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from mlir import ir

@@ -9,14 +9,13 @@ undefined, are runtime errors.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
+import numpy as np
 from mlir import ir
 
 from .elements import FLOAT_TYPES, round_to
 from .errors import OpFault
-
-import numpy as np
 
 INDEX_WIDTH = 64
 

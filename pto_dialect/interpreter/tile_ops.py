@@ -1,4 +1,4 @@
-"""What each pto compute op computes (CONTRACT 1.2), on numpy arrays.
+"""What each pto compute op computes (docs/dialect.md, "Ops"), on numpy arrays.
 
 Pure functions from input element values to output element values: they
 neither read nor write memory (the evaluator does that). Inputs and results

@@ -36,7 +36,7 @@ class Access:
     def runs(self) -> list[tuple[int, int]]:
         return [(self.start + k * self.pitch, self.stop + k * self.pitch) for k in range(self.rows)]
 
-    def overlaps(self, other: "Access") -> bool:
+    def overlaps(self, other: Access) -> bool:
         if self.buffer != other.buffer:
             return False
         lo = max(self.start, other.start)

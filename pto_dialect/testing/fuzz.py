@@ -165,7 +165,12 @@ def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
 def deep_nesting(depth: int, kind: str) -> str:
     """A kernel whose tile op sits `depth` regions deep."""
     t = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
-    head = ["func.func @deep(%A: memref<4x8xf32>, %c: i1) {", "  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index", "  %c2 = arith.constant 2 : index"]
+    head = [
+        "func.func @deep(%A: memref<4x8xf32>, %c: i1) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        "  %c2 = arith.constant 2 : index",
+    ]
     opens, closes = [], []
     for d in range(depth):
         if kind == "for":
@@ -182,7 +187,9 @@ def deep_nesting(depth: int, kind: str) -> str:
 def extremes() -> list[tuple[str, str, list[str]]]:
     """(name, text, pto-run arguments) of inputs with huge sizes and counts."""
     t = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
-    loop = lambda ub, stages, body="": f"""
+
+    def loop(ub, stages, body=""):
+        return f"""
 func.func @k(%A: memref<4x8xf32>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -229,7 +236,12 @@ OPT_FLAGS = [
     ["--split-input-file", "--verify-diagnostics"],
     ["--convert-to-ptoas-multi-buffer=normalize-loops=true spaces=vec,mat,left"],
 ]
-RUN_PIPELINES = ["pto-pipeline{use-ptoas-multi-buffer=true}", "pto-pipeline{use-ptoas-multi-buffer=false}", "convert-to-ptoas-multi-buffer", "pto-allocate-memory-addr"]
+RUN_PIPELINES = [
+    "pto-pipeline{use-ptoas-multi-buffer=true}",
+    "pto-pipeline{use-ptoas-multi-buffer=false}",
+    "convert-to-ptoas-multi-buffer",
+    "pto-allocate-memory-addr",
+]
 
 
 def _first_function(text: str) -> str:
@@ -414,7 +426,7 @@ def run_batch(inputs: list[FuzzInput], timeout: float = DEFAULT_TIMEOUT, on_resu
     while pending:
         errors = tempfile.TemporaryFile()  # a file, not a pipe: a chatty crash cannot block the worker
         proc = subprocess.Popen(
-            [sys.executable, "-X", "faulthandler", "-c", "import sys; from pto_dialect.testing.fuzz import worker; sys.exit(worker(%r))" % timeout],
+            [sys.executable, "-X", "faulthandler", "-c", f"import sys; from pto_dialect.testing.fuzz import worker; sys.exit(worker({timeout!r}))"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -425,7 +437,7 @@ def run_batch(inputs: list[FuzzInput], timeout: float = DEFAULT_TIMEOUT, on_resu
         writer.start()
         current = None
         deadline = None
-        for line in _lines_with_deadline(proc, lambda: deadline):
+        for line in _lines_with_deadline(proc, lambda: deadline):  # noqa: B023 (read as the loop sets it)
             msg = json.loads(line)
             if "start" in msg:
                 current = msg["start"]

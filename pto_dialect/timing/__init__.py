@@ -1,4 +1,4 @@
-"""A pipe timing model over the interpreter's execution trace (CONTRACT 4,
+"""A pipe timing model over the interpreter's execution trace (docs/tools.md, `pto-run`,
 `pto-run --cycles --timeline`). A model, not measured hardware.
 
     from pto_dialect.interpreter import execute

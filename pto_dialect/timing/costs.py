@@ -20,8 +20,9 @@ multiply-accumulates. Ops without a pipe (scalar `arith`, `scf`, allocation,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from ..catalogue import Pipe
 
@@ -45,7 +46,7 @@ class CostTable:
     arch: str
     pipes: Mapping[str, PipeCost]  # by pipe name ("MTE2", ...)
 
-    def duration(self, event: "TraceEvent") -> int:
+    def duration(self, event: TraceEvent) -> int:
         cost = self.pipes[event.pipe]
         if cost.work == MACS:
             work = event.macs

@@ -84,7 +84,7 @@ class ByteTimes:
         self.touched[i:j] = [end]
 
 
-def byte_runs(access: "Access") -> list[tuple[int, int]]:
+def byte_runs(access: Access) -> list[tuple[int, int]]:
     """The [start, stop) runs of an access, adjacent rows merged (a block
     as wide as its memref is one run)."""
     width = access.stop - access.start
@@ -105,7 +105,7 @@ class DependenceTracker:
             times = self.buffers[buffer] = ByteTimes()
         return times
 
-    def ranges(self, event: "TraceEvent") -> tuple[list, list]:
+    def ranges(self, event: TraceEvent) -> tuple[list, list]:
         """The byte ranges `event` reads and writes, as (times, lo, hi) with
         the times of their buffer: what `ready` and `record` take."""
         reads = [(self._times(a.buffer), lo, hi) for a in event.reads for lo, hi in byte_runs(a)]

@@ -1,4 +1,4 @@
-"""The pipe schedule of an execution trace (CONTRACT 4, `pto-run --cycles`).
+"""The pipe schedule of an execution trace (docs/tools.md, `pto-run --cycles`).
 
 Each executed pto op runs on its pipe (MTE2, MTE1, V, M, MTE3; the
 catalogue says which). A pipe runs its ops one at a time in program order.
@@ -12,8 +12,9 @@ the ops it depends on) and fixed op durations (see `costs`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ..catalogue import PIPES
 from .costs import CostTable
@@ -70,14 +71,14 @@ class Schedule:
         return self.pipes[pipe].busy / self.cycles if self.cycles else None
 
 
-def _slot(event: "TraceEvent") -> int | None:
+def _slot(event: TraceEvent) -> int | None:
     for access in (*event.writes, *event.reads):
         if access.slot is not None:
             return access.slot
     return None
 
 
-def schedule(trace: Iterable["TraceEvent"], costs: CostTable) -> Schedule:
+def schedule(trace: Iterable[TraceEvent], costs: CostTable) -> Schedule:
     """Place every op of `trace` (program order) on its pipe."""
     tracker = DependenceTracker()
     pipe_free = dict.fromkeys(PIPE_NAMES, 0)

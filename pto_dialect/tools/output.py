@@ -18,7 +18,7 @@ import errno
 import os
 import sys
 
-from ..files import write_atomically
+from ..files import CreateError, write_atomically
 from .common import ToolError
 
 _closed_at_start: set[int] = set()
@@ -30,13 +30,14 @@ class _ClosedStream:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def _fail(self, *args, **kwargs):
+    def write(self, *args, **kwargs):
         raise OSError(errno.EBADF, f"standard {self.name} is closed")
 
-    write = flush = _fail
+    def flush(self) -> None:
+        pass  # nothing was written: nothing to flush (and the exit's flush is quiet)
 
     @property
-    def buffer(self) -> "_ClosedStream":
+    def buffer(self) -> _ClosedStream:
         return self
 
 
@@ -68,8 +69,14 @@ def stdout_bytes(data: bytes) -> None:
     for a closed pipe, which the tools end quietly)."""
     try:
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        buffer = sys.stdout.buffer
+        view = memoryview(data)
+        while view:
+            # A write into a pipe the reader closed can return a short count
+            # (the SIGPIPE interrupts it) instead of failing: write the rest,
+            # which then fails with EPIPE.
+            view = view[buffer.write(view) :]
+        buffer.flush()
     except BrokenPipeError:
         raise
     except OSError as e:
@@ -137,18 +144,22 @@ class Writer:
             if _same_file(path, source):
                 raise ToolError(f"refusing to write the {what} to '{path}': it is the input file {source}")
 
-    def write(self, path: str | None, data: bytes, failure: str) -> None:
-        """Write `data` to `path` (standard output when None or `-`)."""
+    def write(self, path: str | None, data: bytes, what: str) -> None:
+        """Write `data` (`what`: "output file") to `path`, standard output
+        when None or `-`."""
         if path is None or path == "-":
             stdout_bytes(data)
             return
-        write_file_atomically(path, data, failure)
+        write_file_atomically(path, data, what, create_failure=f"could not open {what}")
 
 
-def write_file_atomically(path: str, data: bytes, failure: str) -> None:
+def write_file_atomically(path: str, data: bytes, what: str, *, create_failure: str | None = None) -> None:
     """Write `data` to `path` through a temporary file (files.py); a failure
-    is a ToolError `<failure> '<path>': <reason>`."""
+    is a ToolError `could not write <what> '<path>': <reason>`, or
+    `<create_failure> '<path>': ...` when the file could not be created."""
     try:
         write_atomically(path, data)
+    except CreateError as e:
+        raise ToolError(f"{create_failure or f'could not write {what}'.rstrip()} '{path}': {e.strerror or e}") from None
     except OSError as e:
-        raise ToolError(f"{failure} '{path}': {e.strerror or e}") from None
+        raise ToolError(f"{f'could not write {what}'.rstrip()} '{path}': {e.strerror or e}") from None

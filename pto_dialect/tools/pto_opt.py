@@ -36,10 +36,10 @@ class _Formatter(argparse.HelpFormatter):
         if not action.option_strings:
             return super()._format_action_invocation(action)
         names = ", ".join(action.option_strings)
-        metavar = getattr(action, "shown_value", None)
-        if metavar is None and action.nargs != 0:
-            metavar = f"={action.metavar}"
-        return names + (metavar or "")
+        shown = getattr(action, "shown_value", None)
+        if shown is None and action.nargs != 0:
+            shown = f"={action.metavar}" if action.option_strings[-1].startswith("--") else f" {action.metavar}"
+        return names + (shown or "")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,8 +54,12 @@ class _Parser(argparse.ArgumentParser):
         self.tool_flags: set[str] = set()
         self.optional_value_flags: set[str] = set()
 
-    def add_argument(self, *names, pass_flag: bool = False, group=None, **kwargs):
+    def add_argument(self, *names, pass_flag: bool = False, group=None, shown: str | None = None, **kwargs):
+        """argparse's, plus: `pass_flag` (routed to the pipeline, listed in
+        --help), `group` (the help section), `shown` (how --help writes the
+        value, e.g. `[=<bool>]`)."""
         action = group.add_argument(*names, **kwargs) if group is not None else super().add_argument(*names, **kwargs)
+        action.shown_value = shown
         if not pass_flag:
             self.tool_flags.update(names)
         if kwargs.get("nargs") == "?" and kwargs.get("action") is not _RequiredValue:
@@ -102,6 +106,13 @@ class _RequiredValue(argparse.Action):
 
 
 class _Choice(argparse.Action):
+    """`--flag[=one-of-choices]`, told apart from argparse's own `choices`
+    (which would also check the bare flag's empty value)."""
+
+    def __init__(self, *args, choices_allowed: tuple[str, ...] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.choices_allowed = choices_allowed
+
     def __call__(self, parser, namespace, values, option_string=None):
         value = values or self.const
         if value not in self.choices_allowed:
@@ -115,10 +126,18 @@ def build_parser() -> _Parser:
     from ..passes import get_all_passes  # names only: no pass module (and no MLIR) is imported
 
     p = _Parser(prog="pto-opt", usage="pto-opt [options] [FILE|-]", description=f"OVERVIEW: {OVERVIEW}")
+    value = {"nargs": "?", "action": _RequiredValue}
     p.add_argument("inputs", nargs="*", metavar="FILE|-", help="the input (default: standard input)")
-    p.add_argument("-o", dest="output", nargs="?", action=_RequiredValue, metavar="<file>", help="output file (default: standard output)")
-    p.add_argument("--pass-pipeline", nargs="?", action=_RequiredValue, metavar="<pipeline>", help="a textual pipeline, e.g. 'builtin.module(p1{a=1},cse)'")
-    p.add_argument("--split-input-file", nargs="?", const=DEFAULT_SPLIT_MARKER, metavar="<marker>", help="process each chunk between '// -----' lines on its own")
+    p.add_argument("-o", dest="output", metavar="<file>", help="output file (default: standard output)", **value)
+    p.add_argument("--pass-pipeline", metavar="<pipeline>", help="a textual pipeline, e.g. 'builtin.module(p1{a=1},cse)'", **value)
+    p.add_argument(
+        "--split-input-file",
+        nargs="?",
+        const=DEFAULT_SPLIT_MARKER,
+        metavar="<marker>",
+        shown="[=<marker>]",
+        help="process each chunk between '// -----' lines on its own",
+    )
     for name, help_text in (
         ("--verify-diagnostics", "check diagnostics against expected-* comments"),
         ("--list-passes", "list the pto passes and their options (--verbose: full docs)"),
@@ -131,26 +150,32 @@ def build_parser() -> _Parser:
         ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
         ("--verbose", "more detail (pass docs, decision remarks)"),
     ):
-        action = p.add_argument(name, nargs="?", action=_Bool, default=False, metavar="<bool>", help=help_text)
-        action.shown_value = ""
-    switch = p.add_argument("--use-ptoas-multi-buffer", nargs="?", action=_Bool, default=None, help="switch of pto-pipeline (else $PTO_PTOAS_MULTI_BUFFER, else off)")
-    switch.shown_value = "[=<bool>]"
-    each = p.add_argument("--verify-each", nargs="?", action=_Bool, default=True, help="verify after every pass (default: true)")
-    each.shown_value = "[=<bool>]"
-    p.add_argument("--pto-report", nargs="?", action=_RequiredValue, metavar="<file>", help="write the passes' decisions as JSON")
-    memory = p.add_argument("--pto-memory-report", nargs="?", action=_Choice, const="text", metavar="text|json", help="print where pto-allocate-memory-addr put each buffer (to stderr)")
-    memory.choices_allowed = ("text", "json")
-    memory.shown_value = "[=text|json]"
+        p.add_argument(name, nargs="?", action=_Bool, default=False, shown="", help=help_text)
+    p.add_argument(
+        "--use-ptoas-multi-buffer",
+        nargs="?",
+        action=_Bool,
+        default=None,
+        shown="[=<bool>]",
+        help="switch of pto-pipeline (else $PTO_PTOAS_MULTI_BUFFER, else off)",
+    )
+    p.add_argument("--verify-each", nargs="?", action=_Bool, default=True, shown="[=<bool>]", help="verify after every pass (default: true)")
+    p.add_argument("--pto-report", metavar="<file>", help="write the passes' decisions as JSON", **value)
+    p.add_argument(
+        "--pto-memory-report",
+        nargs="?",
+        action=_Choice,
+        const="text",
+        choices_allowed=("text", "json"),
+        shown="[=text|json]",
+        help="print where pto-allocate-memory-addr put each buffer (to stderr)",
+    )
     p.add_argument("-h", "--help", action="store_true", help="print this help")
     p.add_argument("--version", action="store_true", help="print the version")
-    passes = p.add_argument_group(
-        "passes", "Any pto or upstream pass, in command-line order; `--list-passes` describes the pto passes."
-    )
+    passes = p.add_argument_group("passes", "Any pto or upstream pass, in command-line order; `--list-passes` describes the pto passes.")
     for name in sorted(get_all_passes()):
-        flag = p.add_argument(f"--{name}", group=passes, pass_flag=True, nargs="?", help="a pto pass")
-        flag.shown_value = "[=<options>], {<options>}"
-    upstream = p.add_argument("--<upstream-pass>", group=passes, pass_flag=True, nargs="?", help="an upstream pass (canonicalize, cse, ...)")
-    upstream.shown_value = "[=<options>]"
+        p.add_argument(f"--{name}", group=passes, pass_flag=True, nargs="?", shown="[=<options>], {<options>}", help="a pto pass")
+    p.add_argument("--<upstream-pass>", group=passes, pass_flag=True, nargs="?", shown="[=<options>]", help="an upstream pass (canonicalize, cse, ...)")
     return p
 
 
@@ -305,21 +330,21 @@ class Driver:
             self.process(chunk, context if i == 0 else ir.Context())
             context = None
         if opts.report_file:
-            self.write_report(writer)
+            self.write_report()
         if opts.memory_report:
             from ..memory_report import render
 
             output.stderr(render([m for r in self.reports for m in r.memory], opts.memory_report))
         if self.ok or opts.output is None:
-            writer.write(opts.output, b"// -----\n".join(self.outputs), "could not open output file")
+            writer.write(opts.output, b"// -----\n".join(self.outputs), "output file")
         return 0 if self.ok else 1
 
-    def write_report(self, writer: "output.Writer") -> None:
+    def write_report(self) -> None:
         import json
 
         data = [r.to_dict() for r in self.reports]
         text = json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n"
-        writer.write(self.opts.report_file, text.encode(), "could not write report file")
+        output.write_file_atomically(self.opts.report_file, text.encode(), "report file")
 
     def process(self, chunk, context) -> None:
         """Parse, verify, transform and print one chunk in `context` (a
@@ -367,7 +392,8 @@ class Driver:
             # Like mlir-opt: one entry per chunk (empty when it failed),
             # joined by the split marker.
             self.outputs.append(session.print(module, generic=opts.generic, debuginfo=opts.debuginfo) if succeeded else b"")
-            session.name_locations(run.report)
+            if opts.report_file or opts.memory_report:  # nothing else shows the records
+                session.name_locations(run.report)
             self.reports.append(run.report)
             if verifying:
                 self.check_expectations(chunk, session.diagnostics)

@@ -72,19 +72,39 @@ def _int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from ..interpreter import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
 
-    p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False)
-    p.add_argument("input", metavar="FILE", help="the kernel (MLIR text), or - for stdin")
+    p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False, add_help=False)
+    p.add_argument("-h", "--help", action="store_true", help="show this help message and exit")
+    p.add_argument("input", metavar="FILE", nargs="?", help="the kernel (MLIR text), or - for stdin")
     p.add_argument("--func", metavar="NAME", help="the function to execute (default: the only one with a body)")
-    p.add_argument("--arg", metavar="NAME=INT", action="append", default=[], help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped memref; NAME as written (n or %%n) or argK")
+    p.add_argument(
+        "--arg",
+        metavar="NAME=INT",
+        action="append",
+        default=[],
+        help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped memref; NAME as written (n or %%n) or argK",
+    )
     p.add_argument("--seed", type=_int, default=0, help="seed of the memref argument contents (default 0)")
     p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
     p.add_argument("--compare-pipeline", metavar="P2", help="also run P2 and execute again on the same inputs; exit 1 on any difference")
     p.add_argument("--save", metavar="OUT.npz", help="save the result buffers (with --compare-pipeline: before/NAME and after/NAME)")
-    p.add_argument("--cycles", action="store_true", help="estimate cycles with the pipe timing model (a model, not measured hardware): per pipe busy cycles and utilisation, the lower bound and the efficiency; with --compare-pipeline for both runs")
-    p.add_argument("--timeline", metavar="OUT.png|OUT.json", help="write the pipe schedule: a Gantt chart per run (.png/.svg/.pdf, needs matplotlib) or the ops as JSON (.json)")
-    p.add_argument("--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})")
-    p.add_argument("--max-arg-bytes", type=_nonnegative, default=DEFAULT_MAX_ARG_BYTES, help=f"largest total size of memref arguments (default {DEFAULT_MAX_ARG_BYTES})")
-    p.add_argument("--version", action="version", version=f"pto-run {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})")
+    p.add_argument(
+        "--cycles",
+        action="store_true",
+        help="estimate cycles with the pipe timing model (a model, not measured hardware): per pipe busy cycles and utilisation, "
+        "the lower bound and the efficiency; with --compare-pipeline for both runs",
+    )
+    p.add_argument(
+        "--timeline",
+        metavar="OUT.png|OUT.json",
+        help="write the pipe schedule: a Gantt chart per run (.png/.svg/.pdf, needs matplotlib) or the ops as JSON (.json)",
+    )
+    p.add_argument(
+        "--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})"
+    )
+    p.add_argument(
+        "--max-arg-bytes", type=_nonnegative, default=DEFAULT_MAX_ARG_BYTES, help=f"largest total size of memref arguments (default {DEFAULT_MAX_ARG_BYTES})"
+    )
+    p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
 
@@ -108,8 +128,19 @@ class Options:
         return self.cycles or self.timeline is not None
 
 
-def parse_args(argv: list[str]) -> Options:
-    ns = build_parser().parse_args(argv)
+VERSION = f"pto-run {__version__} (pto dialect; MLIR Python bindings, LLVM {LLVM_VERSION})"
+
+
+def parse_args(argv: list[str]) -> Options | str:
+    """The options, or the text to print for --help or --version."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.help:
+        return parser.format_help()
+    if ns.version:
+        return VERSION + "\n"
+    if ns.input is None:
+        raise ToolError("the following arguments are required: FILE")
     values: dict[str, int | float | tuple[int, ...]] = {}
     for text in ns.arg:
         name, value = _arg_value(text)
@@ -293,7 +324,7 @@ class Runner:
         from ..timing import TimelineError, timeline_bytes
 
         try:
-            output.write_file_atomically(self.opts.timeline, timeline_bytes(self.opts.timeline, self.schedules), "could not write")
+            output.write_file_atomically(self.opts.timeline, timeline_bytes(self.opts.timeline, self.schedules), "")
         except (TimelineError, ToolError) as e:
             self.error(None, str(e))
             return False
@@ -313,7 +344,9 @@ class Runner:
         message = f"results differ after '{self.opts.compare_pipeline}': {mismatch.message()}"
         notes = []
         if before.warnings:  # then the difference may be the kernel's fault, not the pipeline's
-            notes.append((before.warnings[0].location, "the kernel reads tile memory it never wrote here: such bytes are undefined and a pipeline may change them"))
+            notes.append(
+                (before.warnings[0].location, "the kernel reads tile memory it never wrote here: such bytes are undefined and a pipeline may change them")
+            )
         diagnostics.emit_error(location, message, notes)
         return 1
 
@@ -332,7 +365,7 @@ class Runner:
         data = io.BytesIO()
         np.savez(data, **arrays)
         try:
-            output.write_file_atomically(self.opts.save, data.getvalue(), "could not write")
+            output.write_file_atomically(self.opts.save, data.getvalue(), "")
         except ToolError as e:
             self.error(None, str(e))
             return False
@@ -344,9 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         opts = parse_args(argv)
+        if isinstance(opts, str):
+            output.stdout_text(opts)
+            return 0
         return Runner(opts).run()
-    except SystemExit as e:  # argparse after --help / --version
-        return e.code if isinstance(e.code, int) else 0
     except Exception as e:
         from .common import exit_code_for
 

@@ -30,7 +30,7 @@ from mlir import ir
 
 import pto_dialect
 
-# CONTRACT 1.3 (a3), written out here so the checker does not share code with the pass.
+# The a3 capacities and alignments (docs/dialect.md, "Memory spaces"), written out here so the checker does not share code with the pass.
 ALIGN = {"vec": 32, "mat": 32, "acc": 512}
 CAPACITY = {"vec": 196608, "mat": 524288, "acc": 131072}
 
@@ -421,9 +421,9 @@ def test_allocation_never_clobbers_a_live_value(data):
     for tag, (_, fixed) in gen.allocs.items():
         if fixed is not None:
             assert addrs[tag] == fixed
-    # the usage counts a region as the N * stride bytes it takes (CONTRACT 2.3)
+    # the usage counts a region as the N * stride bytes it takes (docs/passes.md)
     ends: dict[str, int] = {}
-    for (tag, slot), (space, lo, hi) in ranges.items():
+    for (tag, slot), (space, _lo, hi) in ranges.items():
         if slot is not None:
             tkey, n = gen.regions[tag]
             hi = addrs[tag] + n * align_up(TYPES[tkey][2], ALIGN[space])
@@ -455,7 +455,8 @@ def test_the_checker_catches_a_clobber():
     assert clobbers(trace, placed_ranges(gen, {"a": 0, "b": 0}))
     assert not clobbers(trace, placed_ranges(gen, {"a": 0, "b": 1024}))
     # and a loop-carried value across iterations
-    loop = [("alloc", "acc", "v32", None), ("alloc", "x", "v32", None), ("for", 2, "i", [("load", "x", "v32", "i"), ("add", "acc", "x", "acc", "v32"), ("alloc", "y", "v32", None), ("load", "y", "v32", "i"), ("store", "y", "v32", "i")], None, None)]
+    body = [("load", "x", "v32", "i"), ("add", "acc", "x", "acc", "v32"), ("alloc", "y", "v32", None), ("load", "y", "v32", "i"), ("store", "y", "v32", "i")]
+    loop = [("alloc", "acc", "v32", None), ("alloc", "x", "v32", None), ("for", 2, "i", body, None, None)]
     gen = Gen(None, allocs={"acc": ("v32", None), "x": ("v32", None), "y": ("v32", None)})
     trace = Trace()
     run(loop, {}, (), trace, {})

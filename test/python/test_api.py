@@ -1,4 +1,4 @@
-"""The Python API (CONTRACT 5) as an embedding toolchain uses it: its own
+"""The Python API (docs/api.md) as an embedding toolchain uses it: its own
 Context and PassManager, its own diagnostic handler."""
 
 from __future__ import annotations

@@ -87,7 +87,10 @@ def test_output_file(tmp_path):
 
 
 def test_split_input_file_reports_lines_of_the_whole_file(tmp_path):
-    chunk = 'func.func @f{n}() {{\n  %a = arith.constant {addr} : i64\n  %t = "pto.alloc_tile"(%a) : (i64) -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>\n  return\n}}\n'
+    chunk = (
+        'func.func @f{n}() {{\n  %a = arith.constant {addr} : i64\n'
+        '  %t = "pto.alloc_tile"(%a) : (i64) -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>\n  return\n}}\n'
+    )
     text = "// -----\n".join(chunk.format(n=n, addr=addr) for n, addr in enumerate([0, 8, 64, 100]))
     path = tmp_path / "chunks.mlir"
     path.write_text(text)

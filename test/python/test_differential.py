@@ -47,7 +47,7 @@ xfail below (so a fix is noticed). Empty now; seeds 27 and 178 used to fail
 under pto-pipeline{use-ptoas-multi-buffer=false} (see SHARED_YIELD_REPRO)."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def missing(pipeline: str) -> tuple[str, ...]:
     return tuple(unavailable_passes(pipeline))
 
@@ -69,7 +69,7 @@ def reproduce(seed: int, pipeline: str) -> str:
 # --- generated kernels ---------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def batch_checks(batch: int):
     pipelines = available_pipelines()
     out = []
@@ -158,7 +158,7 @@ def test_addressed_tile_with_shared_yield_survives_lowering_and_allocation():
 CORPUS = find_kernels(ROOT)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def corpus_check(index: int):
     kernel = CORPUS[index]
     values, why = choose_values(kernel)
@@ -171,7 +171,7 @@ def corpus_check(index: int):
 # a deliberate test of something else that is not a valid program for the pass.
 EXPECTED_REJECTIONS = {
     # overlaps two live user-addressed tiles on purpose (to show clobbering in
-    # pto-run): the allocator must refuse it (CONTRACT 2.3, issue 7)
+    # pto-run): the allocator must refuse it (docs/passes.md, issue 7)
     "test/Tools/pto-run/poison.mlir": ("allocate", "overlaps the buffer at fixed addr 0"),
 }
 
@@ -254,7 +254,9 @@ def test_a_loop_carried_tile_given_two_slots_is_caught():
 
 
 def test_an_iteration_local_tile_given_two_slots_is_fine():
-    local = ONE_BUFFER.replace('%x = "pto.alloc_tile"() : () -> !t', "%x = \"pto.multi_tile_get\"(%mb, %slot) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t")
+    local = ONE_BUFFER.replace(
+        '%x = "pto.alloc_tile"() : () -> !t', '%x = "pto.multi_tile_get"(%mb, %slot) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t'
+    )
     local = local.replace(
         "scf.for %i", '%mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<!t, 2 : i64>\n  scf.for %i'
     ).replace('%acc = "pto.alloc_tile"() : () -> !t', '%acc = "pto.alloc_tile"() : () -> !t\n    %slot = arith.remui %i, %c2 : index')
@@ -304,8 +306,8 @@ def test_co_live_buffers_at_overlapping_addresses_are_caught():
 
 
 def _wrong_passes():
-    from pto_dialect.pass_infra import ModulePass
     from pto_dialect.ir_utils import walk_ops
+    from pto_dialect.pass_infra import ModulePass
     from pto_dialect.types import MultiTileBufType, tile_type
 
     @dataclass(frozen=True)

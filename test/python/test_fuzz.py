@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-
 from pto_dialect.testing import fuzz
 from pto_dialect.testing.fuzz import FuzzInput
 

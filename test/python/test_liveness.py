@@ -42,7 +42,7 @@ func.func @f(%src: {M}, %dst: {M}{args}) {{
         for p, op in enumerate(live.ops):
             if "at" in op.attributes:
                 points[ir.StringAttr(op.attributes["at"]).value] = p
-        loops = [(l.start, l.end) for l in live.loops]
+        loops = [(loop.start, loop.end) for loop in live.loops]
         # keep the module alive with the results
         return module, live, ranges, points, loops
 

@@ -102,7 +102,7 @@ def test_static_trip_count():
 }"""
         )
         loops = [op for op in module.body.operations[0].regions[0].blocks[0].operations if op.name == "scf.for"]
-        assert [static_trip_count(l.operation) for l in loops] == [4, 0, None]
+        assert [static_trip_count(loop.operation) for loop in loops] == [4, 0, None]
 
 
 def test_a_write_through_a_join_is_not_a_definite_write():

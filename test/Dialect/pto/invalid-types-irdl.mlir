@@ -1,4 +1,4 @@
-// One invalid case per type rule of CONTRACT 1.1 that the IRDL definition
+// One invalid case per type rule (docs/dialect.md, "Types") that the IRDL definition
 // (pto_dialect/pto.irdl.mlir) checks: enumerated LOC and DTYPE, a dense-array
 // shape, three parameters, a tile_buf slot and a count in 2..16. Stock C++
 // mlir-opt gives the same diagnostics (cxx-interop.mlir).

@@ -1,4 +1,4 @@
-// One invalid case per type rule of CONTRACT 1.1 that IRDL cannot express,
+// One invalid case per type rule (docs/dialect.md, "Types") that IRDL cannot express,
 // checked by the pto verifier (pto_dialect/verifier.py): rank 2, positive
 // dims, an i64 shape, a tile or N slots that fit their space. The IRDL type
 // rules are in invalid-types-irdl.mlir.

@@ -1,5 +1,5 @@
 // One invalid case per rule of the pto verifier (pto_dialect/verifier.py,
-// CONTRACT 2.5), each next to the valid case at its boundary. Type rules
+// docs/dialect.md, "Verification"), each next to the valid case at its boundary. Type rules
 // (rank 2, positive dims, fits the space) are in invalid-types.mlir.
 //
 // RUN: pto-opt %s --split-input-file --verify-diagnostics

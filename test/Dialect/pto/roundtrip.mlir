@@ -1,4 +1,4 @@
-// Every type and op of the pto dialect (CONTRACT 1.1, 1.2) survives printing
+// Every type and op of the pto dialect (docs/dialect.md) survives printing
 // and parsing again, in the custom (default) and in the generic form.
 //
 // RUN: pto-opt %s | pto-opt | FileCheck %s

@@ -13,7 +13,7 @@
 // --list-passes is generated from the pass classes: name, summary, options.
 // RUN: pto-opt --list-passes | FileCheck %s --check-prefix=LIST
 // LIST: Available pto passes:
-// LIST: --pto-verify Check the pto rules that IRDL cannot express (CONTRACT 2.5).
+// LIST: --pto-verify Check the pto rules that IRDL cannot express.
 // LIST-NEXT: --arch=<string> check capacities for this arch instead of the module's pto.target_arch
 // LIST: Upstream C++ passes (canonicalize, cse, ...) mix freely with these
 // RUN: pto-opt --list-passes --verbose | FileCheck %s --check-prefix=VERBOSE

@@ -36,7 +36,7 @@ func.func @running_sum(%src: memref<64x16xf32>, %dst: memref<8x16xf32>) {
 !t = !pto.tile_buf<"vec", array<i64: 8, 16>, f32>
 
 // The accumulator is allocated inside the body (one buffer for every
-// iteration, CONTRACT 1.2): replication hoists it so the copies share it.
+// iteration, docs/dialect.md): replication hoists it so the copies share it.
 // CHECK-LABEL: func.func @accumulator_in_body
 // CHECK:       %[[ACC:.*]] = "pto.alloc_tile"
 // CHECK:       scf.for
