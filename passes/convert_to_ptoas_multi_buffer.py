@@ -168,6 +168,10 @@ class _Conversion:
             return True
         decision = LoopDecision(self.name, location_text(loop.location), requested, converted=False)
         self.run.report.loops.append(decision)
+        problem = LoopBounds.of(loop, self.constants).step_problem
+        if problem is not None:
+            self.decline(loop, decision, problem)
+            return True
         tiles = self.collect_tiles(loop)
         eligible = [t for t in tiles if not t.reason]
         for t in tiles:

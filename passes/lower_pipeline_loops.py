@@ -168,20 +168,22 @@ class LowerPipelineLoops(ModulePass):
         for depth in sorted(by_depth, reverse=True):
             by_factor: dict[int, list[ir.Operation]] = {}
             for loop in by_depth[depth]:
+                problem = LoopBounds.of(loop).step_problem
+                if problem is not None:
+                    self.decline(run, loop, f"pipeline loop is not replicated: {problem}")
+                    continue
                 factor = self.replication_factor(loop)
                 body_size = len(walk_ops(loop)) - 1
                 # at most `factor` more copies: factor - 1 in the unrolled
                 # body, one for a remainder
                 grown = size + body_size * factor
                 if grown > limit:
-                    reason = (
+                    self.decline(
+                        run,
+                        loop,
                         f"pipeline loop is not replicated: {factor} copies of its {body_size} ops would grow "
-                        f"the module to {grown} ops, over the limit of {limit} (max-ops)"
+                        f"the module to {grown} ops, over the limit of {limit} (max-ops)",
                     )
-                    run.report.loops.append(
-                        LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason])
-                    )
-                    diagnostics.emit_remark(loop.location, reason)
                     continue
                 size = grown
                 self.share_carried_buffers(run, loop, factor)
@@ -193,6 +195,10 @@ class LowerPipelineLoops(ModulePass):
                     loop.attributes[_MARK] = ir.UnitAttr.get()
                     blocks.add(loop.block)
                 self.unroll_marked(module, factor, blocks, stages_attr(1, module.context))
+
+    def decline(self, run: PassRun, loop: ir.Operation, reason: str) -> None:
+        run.report.loops.append(LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason]))
+        diagnostics.emit_remark(loop.location, reason)
 
     def replication_factor(self, loop: ir.Operation) -> int:
         requested = pipeline_stages(loop)

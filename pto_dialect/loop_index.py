@@ -52,6 +52,15 @@ class LoopBounds:
         return max(0, -(-(self.upper_const - self.lower_const) // self.step_const))
 
     @property
+    def step_problem(self) -> str | None:
+        """Why the loop cannot be rewritten for its step (a constant step
+        that is not positive: the loop never ends, or its semantics are
+        undefined), or None."""
+        if self.step_const is not None and self.step_const <= 0:
+            return f"its step is {self.step_const}; scf.for steps must be positive"
+        return None
+
+    @property
     def is_ptoas_canonical(self) -> bool:
         """True when the slot can be exactly `arith.remui %iv, %cN`."""
         return self.step_const == 1 and self.lower_const is not None and self.lower_const >= 0

@@ -66,9 +66,6 @@ class PipelineElement:
         if not self.text:
             self.text = self.name if self.options is None else f"{self.name}{{{self.options}}}"
 
-    def option_items(self) -> list[tuple[str, str | None]]:
-        return parse_options(self.options or "")
-
     def walk(self):
         """This element and every element nested in it, without recursion."""
         work = [self]

@@ -171,7 +171,7 @@ class Session:
         diagnostics.add_fallback_sink(self.add)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_exc_info) -> None:
         diagnostics.remove_fallback_sink(self.add)
         if self._handler is not None:
             self._handler.detach()

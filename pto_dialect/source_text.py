@@ -48,12 +48,41 @@ def _nesting_bound(code: str) -> int:
     return levels + parens.count(b"(")
 
 
+# A string that may not close on its line, or a comment.
+_STRING_OR_COMMENT = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|//[^\n]*')
+
+
+def _unterminated_string(text: str) -> int | None:
+    """The offset where the first string that does not close on its line
+    ends, or None. (The parser's error recovery after such a string can
+    leave an error it captured unreported, which aborts the bindings.)"""
+    for m in _STRING_OR_COMMENT.finditer(text):
+        token = m.group(0)
+        if token[0] == '"' and not _closed(token):
+            return m.end()
+    return None
+
+
+def _closed(string: str) -> bool:
+    """Whether a string token (from its opening quote) ends with its closing
+    quote: a quote after an even run of backslashes."""
+    if len(string) < 2 or string[-1] != '"':
+        return False
+    body = string[1:-1]
+    return (len(body) - len(body.rstrip("\\"))) % 2 == 0
+
+
 def parser_hazard(text: str) -> tuple[int, str] | None:
     """(offset, message) of the first construct in `text` that would crash
     the MLIR parser, or None."""
-    # Nearly every input is far from both: rule them out without visiting
-    # each bracket in Python (that scan costs 3x the parse of a large file).
+    # Nearly every input is far from all of them: rule them out without
+    # visiting each bracket in Python (that scan costs 3x the parse of a
+    # large file).
     code = _STRINGS_AND_COMMENTS.sub(" ", text)  # a space: no tokens merge
+    if '"' in code:  # a quote no complete string accounts for
+        end = _unterminated_string(text)
+        if end is not None:
+            return end, "expected '\"' in string literal"
     index_array = any(
         m.start() == 0 or not (code[m.start() - 1].isalnum() or code[m.start() - 1] in "_.$!#@%-")
         for m in _INDEX_ARRAY.finditer(code)

@@ -36,6 +36,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ..targets import ARCHS
+
 FUNCTION = "kernel"
 VECTOR_DTYPES = [("f32", 6), ("f16", 2), ("bf16", 1), ("i32", 2), ("i16", 1), ("i8", 1)]
 FLOAT_SCALARS = ["0.5", "1.5", "-0.75", "2.0", "0.25", "-1.0"]
@@ -258,7 +260,7 @@ class _Generator:
         rng, b = self.rng, self.b
         loop = self.plan_loop()
         self.loop = loop
-        arch = rng.choice([None, None, "a2", "a3", "a5"])
+        arch = rng.choice([None, None, *ARCHS])
         self.dtype = self.weighted(VECTOR_DTYPES)
         self.shape = (rng.choice([4, 8, 16]), rng.choice([8, 16, 32]))
         self.inner_blocks = rng.choice([1, 1, 2, 3])

@@ -104,3 +104,21 @@ func.func @negative_lb(%src: memref<64x16xf32>) {
   } {pto.pipeline_stages = 2 : i64}
   return
 }
+
+// -----
+
+// A constant step that is not positive: no slot index is right for a loop
+// that never ends (or whose semantics are undefined). Not converted.
+// CHECK-LABEL: func.func @step_not_positive
+// CHECK-NOT: pto.alloc_multi_tile
+// CHECK: } {pto.pipeline_stages = 2 : i64}
+func.func @step_not_positive(%src: memref<64x16xf32>, %ub: index) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  // expected-remark@+1 {{pipeline loop is not converted: its step is -1; scf.for steps must be positive}}
+  scf.for %i = %c0 to %ub step %m1 {
+    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+    "pto.tload"(%src, %c0, %c0, %t) : (memref<64x16xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+  } {pto.pipeline_stages = 2 : i64}
+  return
+}

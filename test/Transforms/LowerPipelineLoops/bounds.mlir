@@ -43,3 +43,21 @@ func.func @huge_stage_count(%src: memref<64x16xf32>, %n: index) {
   } {pto.pipeline_stages = 2147483647 : i64}
   return
 }
+
+// -----
+
+// A constant step that is not positive: the loop never ends (step 0) or
+// is undefined; the upstream unroller aborted the process on it (found by
+// the fuzzer). Left as it is, with a remark.
+// CHECK-LABEL: func.func @step_zero
+// CHECK: scf.for {{.*}} step %c0 {
+// CHECK: } {pto.pipeline_stages = 2 : i64}
+func.func @step_zero(%src: memref<64x16xf32>, %ub: index) {
+  %c0 = arith.constant 0 : index
+  // expected-remark@+1 {{pipeline loop is not replicated: its step is 0; scf.for steps must be positive}}
+  scf.for %i = %c0 to %ub step %c0 {
+    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+    "pto.tload"(%src, %c0, %c0, %t) : (memref<64x16xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+  } {pto.pipeline_stages = 2 : i64}
+  return
+}

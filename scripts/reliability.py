@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Reliability under load: the long rows of the reliability targets, each
+measured and judged in one run (docs/reliability.md has the figures).
+
+    python scripts/reliability.py            # the full sizes (several minutes)
+    python scripts/reliability.py --bounded  # the sizes CI runs
+
+| row | target |
+|---|---|
+| Contexts made, loaded, parsed into, dropped | live Context count back to the start; RSS within +50 MB |
+| `--split-input-file`, many chunks | time within 1.2x of linear from the smaller size; peak memory flat (+50 MB) |
+| `scripts/fuzz.py`, `scripts/differential.py` | peak RSS under 1 GB per process |
+| `--verbose` remarks on every loop | within 2x of the run without them |
+
+Times are child CPU times (user + system), which another load on the machine
+disturbs less than wall time. Exit code 1 when a row misses its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench" / "tool"))
+
+from generate import pto_kernel  # noqa: E402
+
+FULL = {"contexts": 10_000, "chunks": (1000, 5000), "fuzz": 5000, "differential": 6000, "loops": 20_000}
+BOUNDED = {"contexts": 1000, "chunks": (200, 1000), "fuzz": 300, "differential": 150, "loops": 4000}
+
+CHUNK = """\
+func.func @f{n}(%src: memref<64x16xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+    "pto.tload"(%src, %i, %c0, %t) : (memref<64x16xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+  }} {{pto.pipeline_stages = 2 : i64}}
+  return
+}}
+"""
+
+
+def measure(cmd: list[str]) -> tuple[float, int, int]:
+    """(child CPU seconds, peak RSS in MB, exit code) of one command, run in
+    a fresh Python so that the peak is this command's alone."""
+    code = (
+        "import resource, subprocess, sys\n"
+        f"done = subprocess.run({cmd!r}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(u.ru_utime + u.ru_stime, u.ru_maxrss // 1024, done.returncode)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), int(out[1]), int(out[2])
+
+
+def rss_mb() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * resource.getpagesize() >> 20
+
+
+def row_contexts(n: int) -> tuple[str, str, bool]:
+    from mlir import ir
+
+    import pto_dialect
+    from pto_dialect.session import Session, Source
+
+    text = (ROOT / "examples" / "double_buffer_add.mlir").read_text()
+
+    def one() -> None:
+        with Session(Source("k.mlir", text)) as session:
+            module = session.parse()
+            pto_dialect.run_passes(module, "pto-pipeline")
+
+    for _ in range(20):
+        one()
+    gc.collect()
+    live, start_rss = ir.Context._get_live_count(), rss_mb()
+    start = time.process_time()
+    for _ in range(n):
+        one()
+    gc.collect()
+    seconds = time.process_time() - start
+    growth = rss_mb() - start_rss
+    ok = ir.Context._get_live_count() == live and growth <= 50
+    return (
+        f"{n} Contexts made, loaded, parsed into, run, dropped",
+        f"live Contexts {live} -> {ir.Context._get_live_count()}, RSS +{growth} MB, {seconds:.1f} s",
+        ok,
+    )
+
+
+def row_split(small: int, big: int, tmp: Path) -> tuple[str, str, bool]:
+    runs = {}
+    for n in (small, big):
+        path = tmp / f"split{n}.mlir"
+        path.write_text("// -----\n".join(CHUNK.format(n=i) for i in range(n)))
+        runs[n] = measure([str(BIN / "pto-opt"), str(path), "--split-input-file", "--pto-pipeline", "-o", "/dev/null"])
+    (t_small, m_small, rc_small), (t_big, m_big, rc_big) = runs[small], runs[big]
+    linear = t_big / (t_small * big / small)
+    ok = rc_small == rc_big == 0 and linear <= 1.2 and m_big - m_small <= 50
+    return (
+        f"--split-input-file, {small} and {big} chunks",
+        f"{t_small:.1f} s and {t_big:.1f} s ({linear:.2f}x linear), peak {m_small} and {m_big} MB",
+        ok,
+    )
+
+
+def row_script(script: str, count: int) -> tuple[str, str, bool]:
+    seconds, peak, rc = measure([sys.executable, str(ROOT / "scripts" / script), "--count", str(count)])
+    return f"scripts/{script} --count {count}", f"peak RSS {peak} MB, {seconds:.0f} s, exit {rc}", rc == 0 and peak < 1024
+
+
+def row_remarks(loops: int, tmp: Path) -> tuple[str, str, bool]:
+    path = tmp / f"k{loops}.mlir"
+    path.write_text(pto_kernel(loops))
+    cmd = [str(BIN / "pto-opt"), str(path), "--pto-pipeline", "-o", "/dev/null"]
+    quiet, _, rc_quiet = measure(cmd)
+    verbose, _, rc_verbose = measure([*cmd, "--verbose"])
+    ratio = verbose / quiet
+    return (
+        f"--pto-pipeline on {loops} loops, with --verbose remarks on each",
+        f"{quiet:.1f} s without, {verbose:.1f} s with ({ratio:.2f}x)",
+        rc_quiet == rc_verbose == 0 and ratio <= 2.0,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bounded", action="store_true", help="the smaller sizes CI runs")
+    args = p.parse_args(argv)
+    sizes = BOUNDED if args.bounded else FULL
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [
+            row_contexts(sizes["contexts"]),
+            row_split(*sizes["chunks"], Path(tmp)),
+            row_script("fuzz.py", sizes["fuzz"]),
+            row_script("differential.py", sizes["differential"]),
+            row_remarks(sizes["loops"], Path(tmp)),
+        ]
+    print("| case | measured | target met |")
+    print("|---|---|---|")
+    for case, measured, ok in rows:
+        print(f"| {case} | {measured} | {'yes' if ok else 'NO'} |", flush=True)
+    return 0 if all(ok for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
