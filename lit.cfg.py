@@ -13,7 +13,7 @@ import lit.formats
 
 config.name = "pto-dialect"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir"]
+config.suffixes = [".pto", ".mlir"]  # .pto: what PyPTO writes and ptoas reads
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "build", "lit")
 config.excludes = ["Inputs", "examples", "bench", "docs", "build", "pto_dialect", "passes", "CMakeLists.txt", "lit.cfg.py"]

@@ -9,7 +9,7 @@ from typing import ClassVar
 from mlir import ir
 
 from .. import diagnostics
-from ..catalogue import ALLOC_OPS
+from ..allocs import ALLOC_OPS, alloc_attributes, alloc_operands, create_alloc, has_addr
 from ..diagnostics import location_text
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
@@ -17,7 +17,7 @@ from ..memory_report import FORMATS, render
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
-from ..targets import ARCHS, space_spec
+from ..targets import ARCH_NAMES, space_spec
 from ..types import SPACES, MultiTileBufType, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
 
@@ -103,7 +103,7 @@ class AllocateMemoryAddr(ModulePass):
 
     name: ClassVar[str] = "pto-allocate-memory-addr"
     records_changes: ClassVar[bool] = True
-    arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+    arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
     report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
 
@@ -185,12 +185,14 @@ class AllocateMemoryAddr(ModulePass):
             alloc = live.alloc
             ty = alloc.results[0].type
             if ty not in views:
-                views[ty] = (buffer_type(ty), str(ty))
+                view = buffer_type(ty)
+                views[ty] = (view, view.ptoas() if view is not None else str(ty))
             view, type_text = views[ty]
             if view is None or view.loc not in SPACES:  # the verifier reports malformed types
                 continue
-            fixed = constant_int(alloc.operands[0]) if len(alloc.operands) else None
-            dynamic = len(alloc.operands) > 0 and fixed is None
+            addr = alloc_operands(alloc).addr
+            fixed = constant_int(addr) if addr is not None else None
+            dynamic = addr is not None and fixed is None
             if isinstance(view, MultiTileBufType):
                 size = view.region_bytes(space_spec(arch, view.loc).alignment)
             else:
@@ -301,7 +303,7 @@ def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], lis
             if len(op.regions[0].blocks):
                 functions.append(op)
             return ir.WalkResult.SKIP
-        if name in ALLOC_OPS and len(op.operands) == 0:
+        if name in ALLOC_OPS and not has_addr(op):
             strays.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -310,19 +312,13 @@ def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], lis
 
 
 def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> ir.Operation:
-    """Rebuild `alloc` with a constant `addr` operand (inserted right before it)."""
+    """Rebuild `alloc` with a constant `addr` operand (inserted right before
+    it), keeping its valid-shape operands and attributes."""
     ip = ir.InsertionPoint(alloc)
     loc = alloc.location
     const = ir.Operation.create("arith.constant", results=[i64], attributes={"value": addr}, loc=loc, ip=ip)
-    attrs = alloc.attributes
-    new = ir.Operation.create(
-        alloc.name,
-        results=[alloc.results[0].type],
-        operands=[const.result],
-        attributes={attrs[i].name: attrs[i].attr for i in range(len(attrs))},
-        loc=loc,
-        ip=ip,
-    )
+    operands = alloc_operands(alloc).with_addr(const.result)
+    new = create_alloc(alloc.name, alloc.results[0].type, operands, loc=loc, ip=ip, attributes=alloc_attributes(alloc))
     alloc.results[0].replace_all_uses_with(new.results[0])
     alloc.erase()
     return new

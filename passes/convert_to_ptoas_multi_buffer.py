@@ -9,15 +9,16 @@ from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
+from ..allocs import AllocOperands, alloc_operands, create_alloc
 from ..buffers import escape_reason
 from ..diagnostics import location_text
-from ..ir_utils import ConstantInts
+from ..ir_utils import ConstantInts, defined_inside
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
-from ..targets import ARCHS, space_spec
-from ..types import SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
+from ..targets import ARCH_NAMES, space_spec
+from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..vocabulary import (
     MAX_SLOTS,
     MIN_SLOTS,
@@ -36,6 +37,7 @@ class _Tile:
     value: ir.Value
     view: TileBufType | None
     reason: str = ""  # why it is not multi-buffered; "" when eligible
+    operands: AllocOperands = AllocOperands()
 
     @property
     def space(self) -> str:
@@ -130,7 +132,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     records_changes: ClassVar[bool] = True
     spaces: tuple[str, ...] = option(("vec", "mat"), "memory spaces whose tiles are multi-buffered", choices=SPACES)
     normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")
-    arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+    arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
@@ -218,7 +220,7 @@ class _Conversion:
         tiles: list[_Tile] = []
         for op in body.operations:
             if op.name == "pto.alloc_tile":
-                tiles.append(self.direct_tile(op))
+                tiles.append(self.direct_tile(op, loop))
             elif len(op.regions):
                 _collect_nested_tiles(op, tiles)
         # One look at a tile's uses settles the common case (all of them
@@ -244,13 +246,24 @@ class _Conversion:
                     t.reason = f"it is loop-carried through memory: {why.reason}"
         return tiles
 
-    def direct_tile(self, alloc: ir.Operation) -> _Tile:
+    def direct_tile(self, alloc: ir.Operation, loop: ir.Operation) -> _Tile:
         value = alloc.results[0]
-        tile = _Tile(alloc, value, tile_type(value.type))
-        if len(alloc.operands):
+        operands = alloc_operands(alloc)
+        tile = _Tile(alloc, value, tile_type(value.type), operands=operands)
+        view = tile.view
+        if operands.addr is not None:
             tile.reason = "it has an explicit addr"
         elif tile.space not in self.spaces:
             tile.reason = f"its space \"{tile.space}\" is not in spaces={','.join(self.spaces)}"
+        elif view is not None and view.compact == ROW_PLUS_ONE:
+            tile.reason = "it uses row_plus_one compaction, whose padded rows would overlap the next slot"
+        elif view is not None and view.dtype in LOW_PRECISION:
+            tile.reason = f"its element type {view.dtype} cannot be a multi-tile slot (ptoas does not support it yet)"
+        else:
+            inside = next((v for v in operands.valid if defined_inside(v, loop)), None)
+            if inside is not None:
+                which = "valid_row" if inside == operands.valid_row else "valid_col"
+                tile.reason = f"its {which} operand is defined inside the loop, so it cannot size a buffer made before it"
         return tile
 
     def fit_slots(self, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
@@ -260,7 +273,8 @@ class _Conversion:
         strides: dict[str, int] = {}
         for t in tiles:
             alignment = space_spec(self.arch, t.space).alignment
-            strides[t.space] = strides.get(t.space, 0) + align_up(t.view.nbytes, alignment)
+            # a slot's stride counts its dense bytes (row_plus_one tiles are not slots)
+            strides[t.space] = strides.get(t.space, 0) + align_up(t.view.dense_bytes, alignment)
         slots = requested
         limiting = None
         for space, stride_sum in strides.items():
@@ -294,7 +308,7 @@ class _Conversion:
         with ir.InsertionPoint(loop):
             for t in tiles:
                 region_type = self.types.get(MultiTileBufType(t.view, slots))
-                region = ir.Operation.create("pto.alloc_multi_tile", results=[region_type], loc=t.alloc.location)
+                region = create_alloc("pto.alloc_multi_tile", region_type, t.operands.with_addr(None), loc=t.alloc.location)
                 self.run.changed(region)
                 regions.append(region.result)
         body = loop.regions[0].blocks[0]

@@ -11,9 +11,10 @@ from mlir.dialects.transform import interpreter
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
+from ..allocs import ALLOC_OPS, alloc_operands, has_addr
 from ..buffers import escape_reason
 from ..diagnostics import location_text
-from ..ir_utils import walk_ops
+from ..ir_utils import defined_inside, walk_ops
 from ..loop_carried import loop_carried_buffers
 from ..loop_index import LoopBounds, static_trip_count
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
@@ -83,9 +84,17 @@ def allocate_copies_up_front(loop: ir.Operation) -> None:
     uses.)
     """
     body = loop.regions[0].blocks[0]
-    allocs = [op for op in body.operations if op.name == "pto.alloc_tile" and not len(op.operands)]
+    allocs = [op for op in body.operations if op.name == "pto.alloc_tile" and _movable(op, loop)]
     for alloc in reversed(allocs):  # each to the front: original order kept
         alloc.move_before(body.operations[0])
+
+
+def _movable(alloc: ir.Operation, loop: ir.Operation) -> bool:
+    """Whether `alloc` is unaddressed and its operands (valid shapes) are
+    defined outside `loop`, so it may move anywhere in or before the loop
+    body (it then still dominates its uses)."""
+    operands = alloc_operands(alloc)
+    return operands.addr is None and not any(defined_inside(v, loop) for v in operands.valid)
 
 
 def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
@@ -185,8 +194,11 @@ class LowerPipelineLoops(ModulePass):
                         f"the module to {grown} ops, over the limit of {limit} (max-ops)",
                     )
                     continue
+                unshareable = self.share_carried_buffers(run, loop, factor)
+                if unshareable is not None:
+                    self.decline(run, loop, unshareable)
+                    continue
                 size = grown
-                self.share_carried_buffers(run, loop, factor)
                 by_factor.setdefault(factor, []).append(loop)
             for factor, group in sorted(by_factor.items()):
                 blocks = set()
@@ -213,30 +225,37 @@ class LowerPipelineLoops(ModulePass):
         )
         return MAX_COPIES
 
-    def share_carried_buffers(self, run: PassRun, loop: ir.Operation, factor: int) -> None:
+    def share_carried_buffers(self, run: PassRun, loop: ir.Operation, factor: int) -> str | None:
         """Move the buffers that must stay one buffer across iterations to
-        just before `loop`, and record the decision."""
-        decision = LoopDecision(self.name, location_text(loop.location), factor, converted=True, slots=factor)
-        run.report.loops.append(decision)
-        body_allocs = [
-            op
-            for op in walk_ops(loop)
-            if op.name in ("pto.alloc_tile", "pto.alloc_multi_tile") and not len(op.operands)
-        ]
+        just before `loop`, and record the decision. Returns, having changed
+        nothing, why the loop cannot be replicated (a buffer that must be
+        shared cannot move before the loop: its valid shape is computed in
+        it), else None."""
+        body_allocs = [op for op in walk_ops(loop) if op.name in ALLOC_OPS and not has_addr(op)]
         tiles = [op.results[0] for op in body_allocs if op.name == "pto.alloc_tile"]
         carried = loop_carried_buffers(loop, tiles)
+        reasons = []
         for alloc in body_allocs:
             value = alloc.results[0]
-            reason = None
             if alloc.name == "pto.alloc_multi_tile":
                 reason = "it is a multi-tile region, which already rotates its own slots"
             elif value in carried:
                 reason = f"it is loop-carried through memory: {carried[value].reason}"
             else:
                 reason = escape_reason(value)
+            if reason is not None and not _movable(alloc, loop):
+                return (
+                    f"pipeline loop is not replicated: the buffer at {location_text(alloc.location)} must be "
+                    f"shared by all copies ({reason}), but its valid shape is computed inside the loop"
+                )
+            reasons.append(reason)
+        decision = LoopDecision(self.name, location_text(loop.location), factor, converted=True, slots=factor)
+        run.report.loops.append(decision)
+        for alloc, reason in zip(body_allocs, reasons):
+            value = alloc.results[0]
             shared = reason is not None
             view = buffer_type(value.type)
-            decision.tiles.append(TileDecision(location_text(alloc.location), view.loc if view else "", str(value.type), not shared, reason or ""))
+            decision.tiles.append(TileDecision(location_text(alloc.location), view.loc if view else "", str(view or value.type), not shared, reason or ""))
             if shared:
                 alloc.move_before(loop)
                 diagnostics.emit_remark(
@@ -244,6 +263,7 @@ class LowerPipelineLoops(ModulePass):
                 )
         if run.verbose:
             diagnostics.emit_remark(loop.location, f"pipeline loop body replicated {factor} times")
+        return None
 
     def unroll_marked(self, module: ir.Operation, factor: int, blocks: set, lowered: ir.Attribute) -> None:
         """Unroll the marked loops by `factor`; `blocks` holds their parent

@@ -9,7 +9,7 @@ from typing import ClassVar
 from ..pass_infra import ModulePass, OptionError, option
 from ..pipeline_syntax import parse_bool
 from ..report import SwitchDecision
-from ..targets import ARCHS
+from ..targets import ARCH_NAMES
 from . import get_pass_class
 
 ENV_SWITCH = "PTO_PTOAS_MULTI_BUFFER"
@@ -66,7 +66,7 @@ class PtoPipeline(ModulePass):
     use_ptoas_multi_buffer: bool | None = option(
         None, "convert pipeline loops to ptoas multi-buffer form (default: flag, then $PTO_PTOAS_MULTI_BUFFER, then off)"
     )
-    arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a3)", choices=ARCHS)
+    arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     allocate: bool = option(True, "assign slot addresses (pto-allocate-memory-addr) at the end")
 
     def expand(self, pipeline) -> list[ModulePass]:

@@ -8,7 +8,7 @@ from typing import ClassVar
 from mlir import ir
 
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..targets import ARCHS
+from ..targets import ARCH_NAMES
 from ..verifier import verify_module
 
 
@@ -37,7 +37,7 @@ class PtoVerify(ModulePass):
     """
 
     name: ClassVar[str] = "pto-verify"
-    arch: str | None = option(None, "check capacities for this arch instead of the module's pto.target_arch", choices=ARCHS)
+    arch: str | None = option(None, "check capacities for this arch instead of the module's pto.target_arch", choices=ARCH_NAMES)
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         if not verify_module(module, self.arch):

@@ -4,6 +4,8 @@ A *buffer* is what a `pto.alloc_tile` or `pto.alloc_multi_tile` defines. Other
 tile-typed values are views or aliases of one:
 
 - `pto.multi_tile_get %mb[%slot]` is one slot of the region `%mb`;
+- `pto.subview` and `pto.treshape` results are (part of) their source's
+  bytes (`view_results`);
 - an `scf.for` init operand, its region iter_arg and its result, and the
   `scf.yield` operands feeding them, may name the same buffer (likewise for
   `scf.if` results and the values its branches yield; `forward_aliases`);
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .catalogue import CATALOGUE
+from .catalogue import CATALOGUE, NO_DATA_OPS, VIEW_OPS
 from .types import buffer_type
 
 
@@ -32,11 +34,10 @@ class Access:
     reads: tuple[ir.Value, ...] = ()
     writes: tuple[ir.Value, ...] = ()
     escapes: tuple[ir.Value, ...] = ()  # buffer operands used in unmodelled ways
+    covers: tuple[ir.Value, ...] = ()  # the writes that write the whole valid region
 
 
 _NO_ACCESS = Access()
-# Ops whose buffer operands only select or name a buffer: no data moves.
-_VIEW_ONLY = frozenset({"pto.multi_tile_get", "pto.alloc_tile", "pto.alloc_multi_tile"})
 
 
 def op_access(op: ir.Operation) -> Access:
@@ -49,12 +50,14 @@ def op_access(op: ir.Operation) -> Access:
     name = op.name
     spec = CATALOGUE.get(name)
     if spec is not None:
-        if name in _VIEW_ONLY:
+        if name in NO_DATA_OPS:
             return _NO_ACCESS
         operands = op.operands
+        layout = spec.layout(op)
         return Access(
-            tuple(operands[i] for i in spec.read_indices),
-            tuple(operands[i] for i in spec.write_indices),
+            tuple(operands[i] for i in layout.reads),
+            tuple(operands[i] for i in layout.writes),
+            covers=tuple(operands[i] for i in layout.covering_writes),
         )
     escapes = tuple(v for v in op.operands if is_buffer(v))
     return Access(escapes=escapes) if escapes else _NO_ACCESS
@@ -66,11 +69,28 @@ def escape_reason(value: ir.Value) -> str | None:
     A value escapes when it is yielded, passed as a loop's init operand,
     returned, passed to a call, or used by an op the catalogue does not know.
     """
-    for use in value.uses:
-        reason = use_escape_reason(use.owner.name)
-        if reason:
-            return reason
+    work, seen = [value], set()
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            owner = use.owner
+            name = owner.name
+            if name in VIEW_OPS and use.operand_number == 0:
+                work.extend(owner.results)  # a view escapes for its source
+                continue
+            reason = use_escape_reason(name)
+            if reason:
+                return reason if v is value else f"a view of it ({name.removeprefix('pto.')}) escapes: {reason}"
     return None
+
+
+def view_results(value: ir.Value) -> list[ir.Value]:
+    """The results of the view ops (`subview`, `treshape`, `multi_tile_get`)
+    whose source is `value`."""
+    return [use.owner.results[0] for use in value.uses if use.owner.name in VIEW_OPS and use.operand_number == 0]
 
 
 def use_escape_reason(user: str) -> str | None:
@@ -138,4 +158,5 @@ __all__ = [
     "forward_aliases",
     "is_buffer",
     "op_access",
+    "view_results",
 ]

@@ -40,3 +40,16 @@ class ConstantInts:
         except KeyError:
             result = self._known[value] = constant_int(value)
             return result
+
+
+def defined_inside(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether `value` is defined in one of `op`'s regions (at any depth)."""
+    if isinstance(value, ir.BlockArgument):
+        owner = value.owner.owner
+    else:
+        owner = value.owner.operation.parent
+    while owner is not None:
+        if owner == op:
+            return True
+        owner = owner.parent
+    return False

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from . import trampoline
-from .buffers import forward_aliases
+from .buffers import forward_aliases, view_results
 from .catalogue import ALLOC_OPS, CATALOGUE
 from .loop_carried import loop_carried_buffers
 
@@ -132,8 +132,8 @@ def untracked_alias(owner: ir.Operation) -> str | None:
 
 def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
     """Every value that may name (part of) the buffer `alloc` defines: where
-    its result flows and, for a multi-tile region, each `multi_tile_get`
-    result and where that flows."""
+    its result flows and the results of its views (`multi_tile_get` slots of
+    a region, `subview`s, `treshape`s) and where they flow."""
     values: set[ir.Value] = set()
     work = [alloc.results[0]]
     while work:
@@ -141,10 +141,7 @@ def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
             if v in values:
                 continue
             values.add(v)
-            for use in v.uses:
-                owner = use.owner
-                if owner.name == "pto.multi_tile_get" and use.operand_number == 0:
-                    work.append(owner.results[0])
+            work.extend(view_results(v))
     return values
 
 

@@ -16,8 +16,12 @@ known constant >= 1 (it might run zero times). Accesses through aliases
 may name (`buffers.forward_aliases`): a read reads each of them, and a write
 is a definite write only when the alias can name just one tracked buffer
 (`%r = scf.if ... yield %a ... yield %b`: writing %r writes %a or %b, so
-neither is definitely written). A use the catalogue does not know counts as
-a read.
+neither is definitely written). A view of a tracked buffer (`subview`,
+`treshape`) is an alias whose reads count and whose writes never do (a
+view may cover part of its source only); a `set_validshape` forgets what
+was written (the valid region a later read covers may be larger). A write
+that covers part of the valid region only (`tsetval`) is no definite write.
+A use the catalogue does not know counts as a read.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from . import trampoline
-from .buffers import forward_aliases, op_access
-from .catalogue import CATALOGUE
+from .buffers import forward_aliases, op_access, view_results
+from .catalogue import CATALOGUE, VIEW_OPS
 from .loop_index import static_trip_count
 
 
@@ -40,10 +44,14 @@ class Carried:
     reason: str
 
 
+_SET_VALIDSHAPE = "pto.set_validshape"
+
+
 class _Walker:
-    def __init__(self, roots: dict[ir.Value, set[ir.Value]], touched: set[ir.Operation]) -> None:
+    def __init__(self, roots: dict[ir.Value, set[ir.Value]], touched: set[ir.Operation], partial: set[ir.Value]) -> None:
         self.roots = roots  # alias value -> the tracked buffers it may name
         self.touched = touched  # region ops with a use of a tracked alias inside
+        self.partial = partial  # aliases that are views: their writes are not definite
         self.carried: dict[ir.Value, Carried] = {}
 
     # The walk is a trampoline (trampoline.py): nesting depth is the user's.
@@ -71,15 +79,18 @@ class _Walker:
 
     def access(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
         """What `op` itself reads and writes (its operands, not its regions)."""
+        if op.name == _SET_VALIDSHAPE:
+            targets = self.roots.get(op.operands[0])
+            return written - targets if targets else written
         access = op_access(op)
         for v in access.reads:
             self.read(v, op, written, "read")
         for v in access.escapes:
             if op.name not in ("scf.yield", "scf.for"):
                 self.read(v, op, written, "used")
-        for v in access.writes:
+        for v in access.covers:
             targets = self.roots.get(v)
-            if targets is not None and len(targets) == 1:
+            if targets is not None and len(targets) == 1 and v not in self.partial:
                 written = written | targets
         return written
 
@@ -117,6 +128,9 @@ def _enclosing_ops(roots: dict[ir.Value, set[ir.Value]], loop: ir.Operation) -> 
 
 
 UNDECIDED = object()
+# Uses after which the first op alone does not decide: views (their reads
+# and writes are elsewhere) and valid-shape changes.
+_NOT_STRAIGHT = VIEW_OPS | {_SET_VALIDSHAPE}
 
 
 def straight_line_verdict(buffer: ir.Value, body: ir.Block):
@@ -128,7 +142,8 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block):
     first_uses = []
     for use in buffer.uses:
         owner = use.owner.operation
-        if owner.name not in CATALOGUE or owner.block != body:
+        name = owner.name
+        if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
             return UNDECIDED
         if first is None or owner.is_before_in_block(first):
             first, first_uses = owner, [use.operand_number]
@@ -136,10 +151,28 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block):
             first_uses.append(use.operand_number)
     if first is None:
         return None  # never used: nothing to carry
-    spec = CATALOGUE[first.name]
-    if any(i in spec.read_indices for i in first_uses):
+    layout = CATALOGUE[first.name].layout(first)
+    if any(i in layout.reads for i in first_uses):
         return Carried(first, f"it is read by '{first.name}' before it is written in the iteration")
+    if not any(i in layout.covering_writes for i in first_uses):
+        return UNDECIDED  # its first use does not write all of it
     return None
+
+
+def _track(buffer: ir.Value, roots: dict[ir.Value, set[ir.Value]], partial: set[ir.Value]) -> None:
+    """Map every alias of `buffer` to it; views (and their aliases) go in `partial`."""
+    work = [(buffer, False)]
+    seen: set[ir.Value] = set()
+    while work:
+        value, is_view = work.pop()
+        for alias in forward_aliases(value):
+            if alias in seen:
+                continue
+            seen.add(alias)
+            roots.setdefault(alias, set()).add(buffer)
+            if is_view:
+                partial.add(alias)
+            work.extend((v, True) for v in view_results(alias))
 
 
 def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.Value, Carried]:
@@ -149,15 +182,15 @@ def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.
     body = loop.regions[0].blocks[0]
     carried: dict[ir.Value, Carried] = {}
     roots: dict[ir.Value, set[ir.Value]] = {}
+    partial: set[ir.Value] = set()
     for b in buffers:
         verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body)
         if verdict is UNDECIDED:
-            for alias in forward_aliases(b):
-                roots.setdefault(alias, set()).add(b)
+            _track(b, roots, partial)
         elif verdict is not None:
             carried[b] = verdict
     if roots:
-        walker = _Walker(roots, _enclosing_ops(roots, loop.operation))
+        walker = _Walker(roots, _enclosing_ops(roots, loop.operation), partial)
         trampoline.run(walker.walk_region(loop.regions[0], set()))
         carried.update(walker.carried)
     return carried

@@ -28,6 +28,7 @@ from mlir import ir
 from . import diagnostics
 from .diagnostics import Diag
 from .dialect import load_dialect
+from .ptoas_syntax import Translation, to_generic, to_ptoas
 from .source_text import line_col, parser_hazard
 from .verifier import verify_parsed
 
@@ -156,6 +157,9 @@ class Session:
         self._allow_unregistered = allow_unregistered
         self._handler = None
         self._entered: list = []
+        # While a chunk is parsed: its translation and first line, to put
+        # the parser's positions (in generic text) back at the user's.
+        self._translating: tuple[Translation, int] | None = None
 
     # -- the Context ------------------------------------------------------------
 
@@ -183,9 +187,13 @@ class Session:
 
     def in_user_file(self, d: Diag) -> Diag:
         """`d` (and its notes) with the parser's buffer name replaced by the
-        source's name."""
+        source's name and, while a chunk is parsed, its position in the
+        generic text by the one in the user's text."""
         if d.file == PARSER_BUFFER:
             d.file = self.source.name
+            if self._translating is not None and d.line:
+                translation, first_line = self._translating
+                d.line, d.col = translation.original(d.line, d.col, first_line)
         for note in d.notes:
             self.in_user_file(note)
         return d
@@ -228,33 +236,49 @@ class Session:
 
     def parse(self, chunk: Chunk | None = None, *, verify: bool = True) -> ir.Module | None:
         """The module `chunk` (default: the whole source) spells, verified,
-        or None after its diagnostics were added: constructs that would crash
-        the parser are refused with an error at their position."""
+        or None after its diagnostics were added. The chunk is read in
+        either spelling (ptoas syntax is translated to the generic form
+        first); constructs that would crash the parser are refused with an
+        error at their position."""
         chunk = chunk or self.source.whole()
         # The checks before and after parsing read the chunk's own text; only
         # the parser gets the padding that keeps its line numbers the file's.
         hazard = parser_hazard(chunk.text)
         if hazard is not None:
             offset, message = hazard
-            line, col = line_col(chunk.text, offset)
-            self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, line + chunk.first_line - 1, col))
+            self._error_at(chunk, offset, message)
             return None
+        translation = to_generic(chunk.text)
+        if translation.problems:
+            for problem in translation.problems:
+                self._error_at(chunk, problem.offset, problem.message)
+            return None
+        generic = Chunk(translation.text, chunk.first_line, chunk.last_line)
+        self._translating = (translation, chunk.first_line)
         try:
-            module = ir.Module.parse(_parser_bytes(chunk.padded()), self.context)
-        except ir.MLIRError as e:
-            self.add_error(e)
-            return None
-        if verify and not verify_parsed(module.operation, chunk.text):
-            return None
+            try:
+                module = ir.Module.parse(_parser_bytes(generic.padded()), self.context)
+            except ir.MLIRError as e:
+                self.add_error(e)
+                return None
+            if verify and not verify_parsed(module.operation, translation.text):
+                return None
+        finally:
+            self._translating = None
         return module
+
+    def _error_at(self, chunk: Chunk, offset: int, message: str) -> None:
+        line, col = line_col(chunk.text, offset)
+        self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, line + chunk.first_line - 1, col))
 
     def print(self, module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> bytes:
         return print_module(module, self.source.name, generic=generic, debuginfo=debuginfo)
 
 
 def print_module(module: ir.Module | ir.Operation, name: str, *, generic: bool = False, debuginfo: bool = False) -> bytes:
-    """The module's text, as `pto-opt` writes it, newline-terminated; with
-    `debuginfo`, locations in the parser's buffer name the file `name`."""
+    """The module's text, as `pto-opt` writes it, newline-terminated: in
+    ptoas syntax, or with `generic` in the generic form; with `debuginfo`,
+    locations in the parser's buffer name the file `name`."""
     # Printing into a binary stream is ~40% cheaper than get_asm's str.
     out = io.BytesIO()
     getattr(module, "operation", module).print(
@@ -266,6 +290,8 @@ def print_module(module: ir.Module | ir.Operation, name: str, *, generic: bool =
     )
     out.write(b"\n")
     text = out.getvalue()
+    if not generic and b"pto." in text:
+        text = to_ptoas(text.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
     if debuginfo and name != PARSER_BUFFER:
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         text = text.replace(f'loc("{PARSER_BUFFER}":'.encode(), f'loc("{quoted}":'.encode("utf-8", "surrogateescape"))

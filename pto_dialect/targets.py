@@ -20,19 +20,31 @@ _A2_A3 = {
     "right": SpaceSpec(65536, 512),
     "acc": SpaceSpec(131072, 512),
     "bias": SpaceSpec(65536, 32),
+    "scaling": SpaceSpec(196608, 32),  # the vector buffer's capacity (ptoas's memory spec)
 }
 
 TARGETS: dict[str, dict[str, SpaceSpec]] = {
-    "a2": _A2_A3,
-    "a3": _A2_A3,
+    "a2a3": _A2_A3,
     "a5": {
         **_A2_A3,
         "vec": SpaceSpec(253952, 32),
+        "scaling": SpaceSpec(253952, 32),
         "acc": SpaceSpec(262144, 512),
     },
 }
 
 ARCHS = tuple(TARGETS)
+ARCH_ALIASES = {"a2": "a2a3", "a3": "a2a3"}
+"""Other names ptoas and PyPTO use for an arch (matched case-insensitively)."""
+ARCH_NAMES = (*ARCHS, *ARCH_ALIASES)
+"""Every name an `arch=` option takes."""
+
+
+def canonical_arch(name: str) -> str | None:
+    """The arch `name` means (`A3` and `a2` mean `a2a3`), or None."""
+    lowered = name.lower()
+    lowered = ARCH_ALIASES.get(lowered, lowered)
+    return lowered if lowered in TARGETS else None
 
 
 def space_spec(arch: str, space: str) -> SpaceSpec:

@@ -15,7 +15,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from . import diagnostics
 from .source_text import spelled_pto_types, strip_comments
-from .verifier_rules import OP_RULES, Rules
+from .verifier_rules import KIND_CHECKED_OPS, OP_RULES, Rules
 from .vocabulary import STAGES_ATTR, ArchError, resolve_arch
 
 __all__ = ["verify_module", "verify_ops", "verify_parsed"]
@@ -41,9 +41,11 @@ def _check_each_op(rules: Rules, module: ir.Operation) -> None:
     module.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
-def _check_op_rules(rules: Rules, module: ir.Operation) -> int:
+def _check_op_rules(rules: Rules, module: ir.Operation, operand_kinds: bool = False) -> int:
     """The op rules, on the ops they are about: a walk in C++ calls Python
-    only for those. Returns how many scf.for ops carry `pto.pipeline_stages`."""
+    only for those (with `operand_kinds`, also for the ops whose operand
+    kinds the IRDL file leaves open: only parsed text can break those).
+    Returns how many scf.for ops carry `pto.pipeline_stages`."""
     stages = 0
 
     def check(op, _rewriter, name):
@@ -55,7 +57,8 @@ def _check_op_rules(rules: Rules, module: ir.Operation) -> int:
         return True  # "no match": the walk changes nothing
 
     patterns = RewritePatternSet()
-    for name in (*OP_RULES, "scf.for"):
+    names = {*OP_RULES, "scf.for", *(KIND_CHECKED_OPS if operand_kinds else ())}
+    for name in names:
         patterns.add(name, lambda op, rewriter, name=name: check(op, rewriter, name))
     walk_and_apply_patterns(module, patterns.freeze())
     return stages
@@ -125,7 +128,7 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     code = strip_comments(source_text)
     if not _spelled_types_valid(rules, module.context, code):
         return verify_module(module)
-    stages_on_loops = _check_op_rules(rules, module)
+    stages_on_loops = _check_op_rules(rules, module, operand_kinds=True)
     if code.count(STAGES_ATTR) != stages_on_loops:
         # some occurrence is elsewhere (another op, a string): look closely
         return verify_module(module)

@@ -1,7 +1,8 @@
 """The rules of the pto dialect that IRDL cannot express, one check each
 (docs/dialect.md, "Verification"): what makes a type, an op or an attribute
-invalid, and the message that says so. Where and when the rules run (after
-parsing, after a pass, on which ops) is verifier.py's business.
+invalid, and the message that says so. The messages are ptoas's where ptoas
+has the rule. Where and when the rules run (after parsing, after a pass, on
+which ops) is verifier.py's business.
 """
 
 from __future__ import annotations
@@ -9,26 +10,91 @@ from __future__ import annotations
 from mlir import ir
 
 from . import diagnostics
+from .catalogue import CATALOGUE, OpSpec
 from .ir_utils import ConstantInts
+from .ops import DPS, ENTRY, OPS, op_def
 from .source_text import embedded_pto_types
 from .targets import space_spec
-from .types import DTYPE_BYTES, SPACES, TileBufType, buffer_type, multi_tile_type, tile_type
+from .types import (
+    LOW_PRECISION,
+    ROW_PLUS_ONE,
+    MultiTileBufType,
+    PtrType,
+    TileBufType,
+    ViewType,
+    buffer_type,
+    multi_tile_type,
+    pto_type,
+    tile_problem,
+    tile_type,
+)
 from .vocabulary import MAX_SLOTS, MIN_SLOTS, STAGES_ATTR, stages_problem
+
+__all__ = ["KIND_CHECKED_OPS", "OP_RULES", "Rules", "layout_problem", "tile_type_problem"]
 
 
 def tile_type_problem(t: TileBufType) -> str | None:
-    """Why `t` is not a valid tile type, or None."""
-    if t.loc not in SPACES:
-        return f"memory space \"{t.loc}\" is not one of {', '.join(SPACES)}"
-    if t.dtype not in DTYPE_BYTES:
-        return f"element type {t.dtype} is not one of {', '.join(DTYPE_BYTES)}"
-    if t.shape_element != "i64":
-        return f"shape must be an array<i64: R, C>, got array<{t.shape_element}: ...>"
-    if len(t.shape) != 2:
-        return f"shape must have rank 2, got rank {len(t.shape)}"
-    if any(d <= 0 for d in t.shape):
-        return f"shape dimensions must be positive, got {t.shape[0]}x{t.shape[1]}"
+    """Why `t` is not a valid tile type, or None (ptoas's type rules)."""
+    return tile_problem(t)
+
+
+# Element types whose none_box rows need only 16-byte alignment (ptoas).
+_HALF_ALIGNED = frozenset({"!pto.f4E1M2x2", "!pto.f4E2M1x2"})
+
+
+def layout_problem(t: TileBufType, name: str) -> str | None:
+    """ptoas's layout rules for an allocated tile (`verifyTileBufLayoutConstraints`):
+    rows must be whole 32-byte units, boxed tiles whole boxes. `name` is
+    what the message calls the tile (`result`, `slot`)."""
+    eb = t.element_bytes
+    if eb == 0:
+        return f"expects {name} element type to have a byte size"
+    align = 16 if t.dtype in _HALF_ALIGNED else 32
+    if t.slayout == "none_box":
+        if t.blayout == "row_major":
+            row = t.cols * eb
+            if row % align:
+                return (
+                    f"expects {name} row-major none_box tile row byte size (cols * sizeof(dtype)) "
+                    f"to be {align}-byte aligned, but got {row} bytes"
+                )
+        else:
+            column = t.rows * eb
+            if column % align:
+                return (
+                    f"expects {name} col-major none_box tile column byte size (rows * sizeof(dtype)) "
+                    f"to be {align}-byte aligned, but got {column} bytes"
+                )
+        return None
+    if t.fractal == 1024:
+        inner = (16, 16)
+    elif t.fractal == 32:
+        inner = (16, 2)
+    elif t.fractal == 512:
+        if 32 % eb:
+            return f"expects {name} element byte size to divide 32 for boxed fractal-512 tile layout"
+        inner = (16, 32 // eb) if t.slayout == "row_major" else (32 // eb, 16)
+    else:
+        return f"expects {name} to use a supported boxed tile layout"
+    if t.rows % inner[0] and not (t.loc == "vec" or t.fractal == 32 or t.rows == 1):
+        return f"expects {name} boxed tile rows to be a multiple of innerRows ({inner[0]}), but got {t.rows}"
+    if t.cols % inner[1]:
+        return f"expects {name} boxed tile cols to be a multiple of innerCols ({inner[1]}), but got {t.cols}"
     return None
+
+
+def _operand_kind_problem(constraint: str, t: ir.Type) -> str | None:
+    """Why `t` does not meet an operand constraint IRDL leaves to us."""
+    view = pto_type(t)
+    if constraint == DPS:
+        ok = isinstance(view, TileBufType) or (isinstance(view, ViewType) and view.kind == "partition_tensor_view")
+        ok = ok or isinstance(t, ir.RankedTensorType)
+        what = "a !pto.tile_buf, !pto.partition_tensor_view or ranked tensor"
+    else:  # ENTRY
+        ok = isinstance(view, TileBufType) or (isinstance(view, ViewType) and view.kind == "tensor_view")
+        ok = ok or isinstance(t, ir.RankedTensorType)
+        what = "a !pto.tile_buf, !pto.tensor_view or ranked tensor"
+    return None if ok else what
 
 
 # Dialects whose ops only make scalar results (arith.select aside: it
@@ -48,12 +114,16 @@ class Rules:
         self.arch = arch
         self.ok = True
         self._type_problem: dict[ir.Type, str | None] = {}
-        self._transfer_shapes: dict[tuple[ir.Type, ir.Type], object] = {}
+        self._kind_problem: dict[tuple[str, ir.Type], str | None] = {}
         self.constants = ConstantInts()
 
     def error(self, op: ir.Operation, message: str) -> None:
         self.ok = False
         diagnostics.emit_error(op.location, message)
+
+    def op_error(self, op: ir.Operation, message: str) -> None:
+        """An error worded as MLIR words an op's verifier errors (and ptoas's)."""
+        self.error(op, f"'{_ptoas_name(op.name)}' op {message}")
 
     # -- types ----------------------------------------------------------------
 
@@ -70,37 +140,43 @@ class Rules:
         return problem
 
     def _find_type_problem(self, t: ir.Type) -> str | None:
-        key = str(t)
+        view = pto_type(t)
+        if view is None:
+            key = str(t)
+            if key.startswith("!pto."):
+                return f"invalid type {key}: malformed pto type"
+            if "!pto." in key:
+                inner = (self.type_problem(ir.Type.parse(text, t.context)) for text in embedded_pto_types(key))
+                return next((p for p in inner if p), None)
+            return None
         problem = None
-        view = buffer_type(t)
-        if view is None and key.startswith("!pto."):
-            problem = f"malformed pto type {key}"
-        elif view is None and "!pto." in key:
-            inner = (self.type_problem(ir.Type.parse(text, t.context)) for text in embedded_pto_types(key))
-            return next((p for p in inner if p), None)
-        elif isinstance(view, TileBufType):
-            problem = tile_type_problem(view)
-            if problem is None and view.nbytes > space_spec(self.arch, view.loc).capacity:
+        if isinstance(view, TileBufType):
+            problem = tile_problem(view)
+            if problem is None:
                 spec = space_spec(self.arch, view.loc)
-                problem = (
-                    f"tile of {view.nbytes} bytes does not fit in space \"{view.loc}\" "
-                    f"({spec.capacity} bytes on {self.arch})"
-                )
-        elif view is not None:  # multi_tile_buf
-            problem = tile_type_problem(view.slot)
+                if view.nbytes > spec.capacity:
+                    problem = (
+                        f"tile of {view.nbytes} bytes does not fit in space \"{view.loc}\" "
+                        f"({spec.capacity} bytes on {self.arch})"
+                    )
+        elif isinstance(view, MultiTileBufType):
+            problem = tile_problem(view.slot)
             if problem is None and not MIN_SLOTS <= view.count <= MAX_SLOTS:
-                problem = f"slot count must be in [{MIN_SLOTS}, {MAX_SLOTS}], got {view.count}"
+                problem = f"multi_tile_buf count must be in [{MIN_SLOTS}, {MAX_SLOTS}] (got {view.count})"
             if problem is None:
                 spec = space_spec(self.arch, view.loc)
                 need = view.region_bytes(spec.alignment)
                 if need > spec.capacity:
                     problem = (
-                        f"{view.count} slots of {view.slot.nbytes} bytes (stride "
+                        f"{view.count} slots of {view.slot.dense_bytes} bytes (stride "
                         f"{view.stride(spec.alignment)}) need {need} bytes, more than space "
                         f"\"{view.loc}\" has ({spec.capacity} bytes on {self.arch})"
                     )
+        elif isinstance(view, (PtrType, ViewType)):
+            if view.dtype.startswith("!pto.") and view.dtype not in LOW_PRECISION:
+                problem = f"unsupported element type {view.dtype}"
         if problem is not None:
-            problem = f"invalid type {key}: {problem}"
+            problem = f"invalid type {view.ptoas()}: {problem}"
         return problem
 
     def check_types(self, op: ir.Operation, name: str) -> None:
@@ -129,82 +205,119 @@ class Rules:
 
     # -- ops ------------------------------------------------------------------
 
+    def check_operand_kinds(self, op: ir.Operation, name: str) -> bool:
+        """The operand constraints the IRDL file leaves open (unions of pto
+        types), from the op table. Returns whether all hold."""
+        d = op_def(name)
+        spec = CATALOGUE.get(name)
+        if d is None:
+            return True
+        checked = [o for o in d.operands if o.constraint in (DPS, ENTRY)]
+        if not checked:
+            return True
+        layout = spec.layout(op) if spec is not None else _syntax_layout(d, op)
+        operands = op.operands
+        ok = True
+        for o in checked:
+            for i in layout.span(o.name):
+                t = operands[i].type
+                key = (o.constraint, t)
+                problem = self._kind_problem.get(key, False)
+                if problem is False:
+                    problem = self._kind_problem[key] = _operand_kind_problem(o.constraint, t)
+                if problem:
+                    self.op_error(op, f"operand #{i} ('{o.name}') must be {problem}, but got {_ptoas_type_text(t)}")
+                    ok = False
+        return ok
+
+    def check_address(self, op: ir.Operation, addr: ir.Value, loc: str) -> None:
+        """ptoas's constant-address rule: non-negative and aligned."""
+        value = self.constants(addr)
+        if value is None:
+            return
+        spec = space_spec(self.arch, loc)
+        if value < 0:
+            self.op_error(op, f"addr must be non-negative, got {value}")
+        elif value % spec.alignment:
+            self.op_error(op, f"addr must be aligned to {spec.alignment} bytes for local tile memory space, got {value}")
+
+    def check_valid_operands(self, op: ir.Operation, tile: TileBufType, layout, what: str) -> None:
+        for name, dim in (("valid_row", tile.valid_row), ("valid_col", tile.valid_col)):
+            present = layout.index(name) is not None
+            short = "v_row" if name == "valid_row" else "v_col"
+            if dim < 0 and not present:
+                self.op_error(op, f"{name} operand is required because {what} {short} is ?")
+            elif dim >= 0 and present:
+                self.op_error(op, f"{name} operand must be absent because {what} {short} is {dim}")
+
     def check_alloc(self, op: ir.Operation) -> None:
-        if len(op.operands) == 0:
+        t = op.results[0].type
+        view = buffer_type(t)
+        if view is None or self.type_problem(t):
             return
-        addr = self.constants(op.operands[0])
-        if addr is None:
+        layout = CATALOGUE[op.name].layout(op)
+        multi = isinstance(view, MultiTileBufType)
+        tile = view.slot if multi else view
+        if multi and tile.dtype in LOW_PRECISION:
+            self.op_error(op, f"slot dtype {tile.dtype} is not supported by pto.alloc_multi_tile yet")
             return
-        view = buffer_type(op.results[0].type)
-        if view is None or self.type_problem(op.results[0].type):
+        problem = layout_problem(tile, "slot" if multi else "result")
+        if problem:
+            self.op_error(op, problem)
+            return
+        addr_index = layout.index("addr")
+        if addr_index is not None:
+            self.check_address(op, op.operands[addr_index], view.loc)
+        if multi and tile.compact == ROW_PLUS_ONE:
+            self.op_error(
+                op,
+                "multi_tile_buf slot uses row_plus_one compaction, whose padded storage footprint exceeds "
+                "product(shape) and would overlap adjacent multi-buffer slots; use a compact "
+                "(non-row_plus_one) slot layout or a single pto.alloc_tile",
+            )
+            return
+        self.check_valid_operands(op, tile, layout, "slot" if multi else "result type")
+        if addr_index is not None:
+            self._check_end(op, op.operands[addr_index], view)
+
+    def _check_end(self, op: ir.Operation, addr: ir.Value, view) -> None:
+        """A warning (ptoas does not check it; the allocator counts it) when
+        a buffer at a constant address runs past its space."""
+        value = self.constants(addr)
+        if value is None or value < 0:
             return
         spec = space_spec(self.arch, view.loc)
         size = view.nbytes if isinstance(view, TileBufType) else view.region_bytes(spec.alignment)
-        if addr < 0:
-            self.error(op, f"addr must be non-negative, got {addr}")
-        elif addr % spec.alignment:
-            self.error(op, f"addr {addr} is not aligned to {spec.alignment} bytes (space \"{view.loc}\")")
-        elif addr + size > spec.capacity:
-            self.error(
-                op,
-                f"buffer at addr {addr} of {size} bytes ends at {addr + size}, beyond space "
+        if value % spec.alignment == 0 and value + size > spec.capacity:
+            diagnostics.emit_warning(
+                op.location,
+                f"buffer at addr {value} of {size} bytes ends at {value + size}, beyond space "
                 f"\"{view.loc}\" ({spec.capacity} bytes on {self.arch})",
             )
 
     def check_multi_tile_get(self, op: ir.Operation) -> None:
         mb = multi_tile_type(op.operands[0].type)
+        result = tile_type(op.results[0].type)
+        if mb is None or result is None:
+            return
+        if result != mb.slot:
+            self.op_error(
+                op,
+                f"result tile_buf must match the multi_tile_buf slot type: expected {mb.slot.ptoas()}, got {result.ptoas()}",
+            )
         slot = self.constants(op.operands[1])
-        if mb is not None and slot is not None and not 0 <= slot < mb.count:
-            self.error(op, f"slot {slot} is out of range [0, {mb.count})")
+        if slot is not None and not 0 <= slot < mb.count:
+            self.op_error(op, f"constant slot {slot} is out of range for multi_tile_buf count={mb.count}")
 
     def check_matmul(self, op: ir.Operation) -> None:
-        lhs, rhs, dst = (tile_type(v.type) for v in op.operands)
-        if None in (lhs, rhs, dst) or any(len(t.shape) != 2 for t in (lhs, rhs, dst)):
+        layout = CATALOGUE[op.name].layout(op)
+        operands = op.operands
+        lhs, rhs, dst = (tile_type(operands[layout.index(n)].type) for n in ("lhs", "rhs", "dst"))
+        if None in (lhs, rhs, dst):
             return
         (m, k), (k2, n), (m2, n2) = lhs.shape, rhs.shape, dst.shape
         if k != k2 or (m, n) != (m2, n2):
-            self.error(op, f"matmul shapes do not agree: lhs {m}x{k} @ rhs {k2}x{n} cannot give {m2}x{n2}")
-
-    def check_transfer(self, op: ir.Operation, memref_index: int, tile_index: int, row_index: int) -> None:
-        operands = op.operands
-        memref_type = operands[memref_index].type
-        tile_ir_type = operands[tile_index].type
-        key = (memref_type, tile_ir_type)
-        shape_check = self._transfer_shapes.get(key)
-        if shape_check is None:
-            shape_check = self._transfer_shapes[key] = self._transfer_types(memref_type, tile_ir_type)
-        if isinstance(shape_check, str):
-            self.error(op, shape_check)
-            return
-        memref_text, extents, sizes = shape_check
-        for axis in range(len(extents)):
-            size = sizes[axis]
-            if size is None:
-                continue
-            offset = self.constants(operands[row_index + axis])
-            extent = extents[axis]
-            if offset is not None and (offset < 0 or offset + extent > size):
-                what = "row" if axis == 0 else "col"
-                self.error(
-                    op,
-                    f"{what} range [{offset}, {offset + extent}) is out of bounds of {memref_text} (dimension {axis} has {size})",
-                )
-
-    def _transfer_types(self, memref_type: ir.Type, tile_ir_type: ir.Type):
-        """For a (memref, tile) type pair: an error message, or what the
-        bounds check needs: (memref text, tile extents, static memref sizes)."""
-        tile = tile_type(tile_ir_type)
-        if tile is None or not isinstance(memref_type, ir.MemRefType):
-            return (str(memref_type), (), ())
-        if memref_type.rank != 2:
-            return f"memref must have rank 2, got {memref_type}"
-        element = str(memref_type.element_type)
-        if element != tile.dtype:
-            return f"memref element type {element} does not match tile element type {tile.dtype}"
-        if len(tile.shape) != 2:
-            return (str(memref_type), (), ())
-        sizes = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in memref_type.shape)
-        return (str(memref_type), tile.shape, sizes)
+            self.op_error(op, f"matmul shapes do not agree: lhs {m}x{k} @ rhs {k2}x{n} cannot give {m2}x{n2}")
 
     def check_stages(self, op: ir.Operation) -> None:
         problem = stages_problem(op)
@@ -213,6 +326,9 @@ class Rules:
 
     def check_op(self, op: ir.Operation, name: str) -> None:
         """The rules about one op and the constants it uses."""
+        if name.startswith("pto."):
+            if not self.check_operand_kinds(op, name):
+                return
         check = OP_RULES.get(name)
         if check is not None:
             check(self, op)
@@ -231,13 +347,34 @@ class Rules:
             self.check_stages(op)
 
 
+def _ptoas_name(name: str) -> str:
+    d = op_def(name)
+    return d.full_name if d is not None else name
+
+
+def _ptoas_type_text(t: ir.Type) -> str:
+    view = pto_type(t)
+    return f"'{view.ptoas()}'" if view is not None else f"'{t}'"
+
+
+_SYNTAX_SPECS: dict = {}
+
+
+def _syntax_layout(d, op):
+    spec = _SYNTAX_SPECS.get(d.generic_name)
+    if spec is None:
+        spec = _SYNTAX_SPECS[d.generic_name] = OpSpec(d)
+    return spec.layout(op)
+
+
+KIND_CHECKED_OPS = frozenset(d.generic_name for d in OPS if any(o.constraint in (DPS, ENTRY) for o in d.operands))
+"""The ops with operand constraints the IRDL file leaves to the verifier."""
+
 OP_RULES = {
     "pto.alloc_tile": Rules.check_alloc,
     "pto.alloc_multi_tile": Rules.check_alloc,
     "pto.multi_tile_get": Rules.check_multi_tile_get,
     "pto.tmatmul": Rules.check_matmul,
     "pto.tmatmul_acc": Rules.check_matmul,
-    "pto.tload": lambda rules, op: rules.check_transfer(op, 0, 3, 1),
-    "pto.tstore": lambda rules, op: rules.check_transfer(op, 1, 0, 2),
 }
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""

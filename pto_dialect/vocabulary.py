@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .targets import ARCHS, TARGETS
+from .targets import ARCHS, canonical_arch
 
 STAGES_ATTR = "pto.pipeline_stages"
 """On an `scf.for`: the stage count N its frontend asks for (an i64 >= 1)."""
@@ -26,7 +26,7 @@ MIN_SLOTS = 2
 MAX_SLOTS = 16
 """The slot counts a `pto.alloc_multi_tile` may have."""
 
-DEFAULT_ARCH = "a3"
+DEFAULT_ARCH = "a2a3"
 """The target of a module without `pto.target_arch` and without an `arch=` option."""
 
 
@@ -90,16 +90,18 @@ def module_arch(module: ir.Operation) -> str | None:
     if ARCH_ATTR not in attrs:
         return None
     attr = attrs[ARCH_ATTR]
-    if not isinstance(attr, ir.StringAttr) or attr.value not in TARGETS:
-        raise ArchError(f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)}, got {attr}")
-    return attr.value
+    arch = canonical_arch(attr.value) if isinstance(attr, ir.StringAttr) else None
+    if arch is None:
+        raise ArchError(f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)} (or 'a2', 'a3'), got {attr}")
+    return arch
 
 
 def resolve_arch(module: ir.Operation, option: str | None = None) -> str:
     """The arch for `module`: the pass option when given, else the module
     attribute, else the default. The one place that decides it."""
     if option:
-        if option not in TARGETS:
-            raise ArchError(f"unknown arch '{option}' (expected one of {', '.join(ARCHS)})")
-        return option
+        arch = canonical_arch(option)
+        if arch is None:
+            raise ArchError(f"unknown arch '{option}' (expected one of {', '.join(ARCHS)}, or a2, a3)")
+        return arch
     return module_arch(module) or DEFAULT_ARCH

@@ -20,7 +20,7 @@ TEST_DIR = ROOT / "test"
 
 def _lit_tests() -> list[str]:
     tests = []
-    for path in sorted(TEST_DIR.rglob("*.mlir")):
+    for path in sorted([*TEST_DIR.rglob("*.pto"), *TEST_DIR.rglob("*.mlir")]):
         if "Inputs" in path.parts:
             continue
         head = path.read_text(errors="replace")[:4096]

@@ -76,8 +76,7 @@ _A2_A3 = {
 }
 
 COST_TABLES: dict[str, CostTable] = {
-    "a2": CostTable("a2", _A2_A3),
-    "a3": CostTable("a3", _A2_A3),
+    "a2a3": CostTable("a2a3", _A2_A3),
     # No figures of its own are modelled for a5 yet: the a2/a3 numbers, so
     # that a5 kernels get an estimate rather than an error.
     "a5": CostTable("a5", _A2_A3),

@@ -1,0 +1,791 @@
+"""The translation layer between ptoas's syntax and the generic form MLIR's
+parser reads and its printer writes (docs/dialect.md, "Two spellings").
+
+`to_generic(text)` (the reader) rewrites every pto op written in ptoas
+syntax into MLIR's generic op form, and every pto type and attribute into
+its generic spelling; everything else (upstream ops, comments, generic pto
+ops) is copied. No line is added or removed, and an op's name keeps its
+column, so the parser's locations are the user's; `Translation.original`
+maps any other (line, column) of the generic text back. Errors in ptoas
+syntax are found here, with ptoas's messages, at the user's position.
+
+`to_ptoas(text)` (the writer) is the inverse on what MLIR prints: each
+generic pto op becomes ptoas syntax, each generic pto type and attribute
+its ptoas spelling, as ptoas's printer writes them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from . import attributes as pto_attributes
+from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
+from .ops import LOCAL_ARRAY, PTR, OpDef, op_def, ptoas_op_def
+from .types import (
+    DYNAMIC,
+    PtrType,
+    TileBufType,
+    TypeSyntaxError,
+    ViewType,
+    parse_generic_type,
+    parse_ptoas_type,
+    parse_stripped_ptr,
+)
+
+__all__ = ["SyntaxProblem", "Translation", "to_generic", "to_ptoas"]
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """An error in ptoas syntax, at an offset of the translated text's
+    source."""
+
+    offset: int
+    message: str
+
+
+@dataclass
+class Translation:
+    """The generic text of a source, and how to find the source's
+    positions again."""
+
+    text: str
+    problems: list[SyntaxProblem] = field(default_factory=list)
+    # Parallel lists, by generic offset: where each piece of the generic text
+    # came from, and whether it is a verbatim copy (so offsets inside map 1:1).
+    _gen: list[int] = field(default_factory=list)
+    _orig: list[int] = field(default_factory=list)
+    _copied: list[bool] = field(default_factory=list)
+    _source: str = ""
+
+    def original_offset(self, offset: int) -> int:
+        """The source offset of a generic-text offset."""
+        if not self._gen:
+            return offset
+        i = bisect_right(self._gen, offset) - 1
+        if i < 0:
+            return offset
+        return self._orig[i] + (offset - self._gen[i]) if self._copied[i] else self._orig[i]
+
+    def original(self, line: int, col: int, first_line: int = 1) -> tuple[int, int]:
+        """The source (line, col) of a generic-text (line, col); lines are
+        numbered from `first_line` in both."""
+        if not self._gen:
+            return line, col
+        offset = _offset_of(self.text, line - first_line + 1, col)
+        if offset is None:
+            return line, col
+        orig = self.original_offset(offset)
+        src_line, src_col = _line_col(self._source, orig)
+        return src_line + first_line - 1, src_col
+
+
+def _offset_of(text: str, line: int, col: int) -> int | None:
+    pos = 0
+    for _ in range(line - 1):
+        pos = text.find("\n", pos)
+        if pos < 0:
+            return None
+        pos += 1
+    return pos + col - 1
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+# --- reading ptoas syntax ---------------------------------------------------------------------
+
+_READER_TOKEN = re.compile(
+    r"(?P<comment>//[^\n]*)"
+    r'|(?P<string>"(?:[^"\\\n]|\\.)*")'
+    r"|(?P<alias>^[ \t]*!(?P<alias_name>[\w$.\-]+)[ \t]*=[ \t]*)"
+    r"|(?P<type>!pto\.\w+)"
+    r"|(?P<attr>#pto(?=[.<]))"
+    r"|(?P<op>(?<![\w.$%#!@])pto\.[\w.]+)"
+    r"|(?P<const>(?P<const_name>%[\w$.\-]+)[ \t]*=[ \t]*arith\.constant[ \t]+(?P<const_value>-?\d+)[ \t]*:[ \t]*(?:index|i\d+)\b)"
+    r"|(?P<func>\bfunc\.func\b)",
+    re.MULTILINE,
+)
+
+
+class _Reader:
+    """One translation of ptoas text into generic text."""
+
+    def __init__(self, text: str) -> None:
+        self.src = text
+        self.out: list[str] = []
+        self.out_len = 0
+        self.translation = Translation("", _source=text)
+        self.aliases: dict[str, object] = {}  # alias name -> its pto view
+        self.constants: dict[str, int] = {}  # SSA name -> integer constant, in the current function
+
+    # -- output with its map ---------------------------------------------------------------
+
+    def emit(self, piece: str, orig: int, copied: bool) -> None:
+        if not piece:
+            return
+        t = self.translation
+        t._gen.append(self.out_len)
+        t._orig.append(orig)
+        t._copied.append(copied)
+        self.out.append(piece)
+        self.out_len += len(piece)
+
+    def problem(self, offset: int, message: str) -> None:
+        self.translation.problems.append(SyntaxProblem(offset, message))
+
+    # -- the scan ------------------------------------------------------------------------
+
+    def run(self) -> Translation:
+        src = self.src
+        pos = 0  # source offset copied so far
+        for m in _READER_TOKEN.finditer(src):
+            if m.start() < pos:
+                continue  # inside something already translated
+            kind = m.lastgroup
+            if kind in ("comment", "string"):
+                continue
+            if kind == "func":
+                self.constants = {}
+                continue
+            if kind == "const":
+                self.constants[m.group("const_name")] = int(m.group("const_value"))
+                continue
+            if kind == "alias_name" or kind == "alias":
+                start = m.end()
+                if src.startswith("!pto.", start):
+                    self.emit(src[pos:start], pos, True)
+                    end, generic, view = self.translate_type(start)
+                    if view is not None:
+                        self.aliases["!" + m.group("alias_name")] = view
+                    self.emit(generic, start, generic == src[start:end])
+                    pos = end
+                continue
+            if kind == "type":
+                self.emit(src[pos : m.start()], pos, True)
+                end, generic, _ = self.translate_type(m.start())
+                self.emit(generic, m.start(), generic == src[m.start() : end])
+                pos = end
+                continue
+            if kind == "attr":
+                self.emit(src[pos : m.start()], pos, True)
+                end, generic = self.translate_attr(m.start())
+                self.emit(generic, m.start(), generic == src[m.start() : end])
+                pos = end
+                continue
+            if kind == "op":
+                definition = ptoas_op_def(m.group("op"))
+                after = _skip_blanks(src, m.end())
+                if after < len(src) and src[after] in "=,}" and not src.startswith("==", after):
+                    continue  # an attribute name: {pto.pipeline_stages = 2}, {pto.entry}
+                if definition is None:
+                    if _in_op_position(src, m.start()):
+                        self.problem(m.start(), f"custom op '{m.group('op')}' is unknown")
+                    continue
+                self.emit(src[pos : m.start()], pos, True)
+                pos = self.translate_op(definition, m.start(), m.end())
+        self.emit(src[pos:], pos, True)
+        self.translation.text = "".join(self.out)
+        return self.translation
+
+    # -- types and attributes --------------------------------------------------------------
+
+    def translate_type(self, start: int) -> tuple[int, str, object]:
+        """(end, generic text, view) of the pto type at `start`."""
+        src = self.src
+        end = _type_end(src, start)
+        text = src[start:end]
+        generic = parse_generic_type(text)
+        if generic is not None:
+            return end, text, generic
+        try:
+            view, end = parse_ptoas_type(src, start, self.aliases)
+        except TypeSyntaxError as e:
+            self.problem(e.offset, str(e))
+            return end, text, None
+        return end, view.generic(), view
+
+    def type_view(self, text: str):
+        """The pto view of a type text (either spelling, or an alias)."""
+        if text in self.aliases:
+            return self.aliases[text]
+        view = parse_generic_type(text)
+        if view is None and text.startswith("!pto."):
+            try:
+                view, _ = parse_ptoas_type(text, 0, self.aliases)
+            except TypeSyntaxError:
+                return None
+        return view
+
+    def generic_type(self, text: str, at: int) -> str:
+        """The generic spelling of a type text in an op (an alias stays)."""
+        if text.startswith("!pto."):
+            if parse_generic_type(text) is not None:
+                return text
+            try:
+                view, _ = parse_ptoas_type(text, 0, self.aliases)
+            except TypeSyntaxError as e:
+                raise SyntaxError_(str(e), at + e.offset) from None
+            return view.generic()
+        if text.startswith("<"):  # a stripped pointer type
+            try:
+                view, _ = parse_stripped_ptr(text, 0)
+            except TypeSyntaxError as e:
+                raise SyntaxError_(str(e), at + e.offset) from None
+            return view.generic()
+        return self.translate_text(text, at)
+
+    def translate_attr(self, start: int) -> tuple[int, str]:
+        end = _attr_end(self.src, start)
+        text = self.src[start:end]
+        try:
+            return end, pto_attributes.attr_to_generic(text)
+        except pto_attributes.AttrSyntaxError as e:
+            self.problem(start, str(e))
+            return end, text
+
+    def translate_text(self, text: str, at: int) -> str:
+        """pto types and attributes inside a piece of text (an attribute
+        dictionary, a builtin type holding pto types)."""
+        if "!pto." not in text and "#pto" not in text:
+            return text
+        inner = _Reader(text)
+        inner.aliases = self.aliases
+        translation = inner.run()
+        for p in translation.problems:
+            raise SyntaxError_(p.message, at + p.offset)
+        return translation.text
+
+    # -- ops -------------------------------------------------------------------------------
+
+    def translate_op(self, definition: OpDef, start: int, name_end: int) -> int:
+        """Rewrite the op whose name spans [start, name_end) in generic form;
+        returns where the source continues."""
+        src = self.src
+        match, error = None, None
+        for fmt in definition.parsed_formats:
+            try:
+                match = fmt.read(src, name_end)
+                break
+            except SyntaxError_ as e:
+                if error is None or e.offset > error.offset:
+                    error = e
+        if match is None:
+            self.problem(error.offset, error.args[0] if definition.parsed_formats else "no format")
+            end = _statement_end(src, name_end)
+            self.emit(src[start:end], start, True)
+            return end
+        try:
+            generic, anchors = self.generic_op(definition, match, start)
+        except SyntaxError_ as e:
+            self.problem(e.offset, str(e))
+            self.emit(src[start : match.end], start, True)
+            return match.end
+        # The op keeps its first line; the lines it spanned stay, empty.
+        newlines = src.count("\n", start, match.end)
+        base = self.out_len
+        t = self.translation
+        for gen_off, orig_off, copied in anchors:
+            t._gen.append(base + gen_off)
+            t._orig.append(orig_off)
+            t._copied.append(copied)
+        self.out.append(generic + "\n" * newlines)
+        self.out_len += len(generic) + newlines
+        return match.end
+
+    def generic_op(self, d: OpDef, match: Match, start: int) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The generic text of one matched op, and its map anchors
+        (generic offset in the op text, source offset, copied)."""
+        pieces: list[str] = []
+        anchors: list[tuple[int, int, bool]] = []
+        length = 0
+
+        def put(text: str, orig: int | None = None, copied: bool = False) -> None:
+            nonlocal length
+            if orig is not None:
+                anchors.append((length, orig, copied))
+            pieces.append(text)
+            length += len(text)
+
+        put(f'"{d.generic_name}"', start, False)
+        # operands, in the op's order
+        operand_types: list[str] = []
+        segments: list[int] = []
+        put("(")
+        first = True
+        for operand in d.operands:
+            found = match.operands.get(operand.name, [])
+            if operand.kind == "single" and len(found) != 1:
+                raise SyntaxError_(f"expected operand '{operand.name}'", match.end)
+            types = match.types.get(operand.name)
+            if types is None or len(types) != len(found):
+                types = self.derived_types(d, operand, found, match)
+            else:
+                types = [(self.generic_type(t, at), at) for t, at in types]
+            segments.append(len(found))
+            for (ssa, at), (type_text, _) in zip(found, types):
+                if not first:
+                    put(", ")
+                put(ssa, at, True)
+                first = False
+                operand_types.append(type_text)
+        put(")")
+        # attributes: the format's, the attr-dict's, the segment sizes
+        entries = []
+        for name, (value, at) in match.attributes.items():
+            attribute = d.attribute(name)
+            entries.append((name, self.generic_attribute(attribute, value, at)))
+        if match.attr_dict is not None:
+            text, at = match.attr_dict
+            for key, value in _dict_entries(text):
+                key = _unspell(d, key)
+                entries.append((key, None if value is None else self.translate_text(value, at)))
+        if d.needs_segments:
+            entries.append(("operandSegmentSizes", f"array<i32: {', '.join(map(str, segments))}>"))
+        if entries:
+            put(" {" + ", ".join(k if v is None else f"{k} = {v}" for k, v in entries) + "}")
+        # the function type
+        result_types = []
+        for result in d.results:
+            types = match.types.get(result.name)
+            if types:
+                result_types.extend(self.generic_type(t, at) for t, at in types)
+            elif result.kind == "single":
+                inferred = self.infer_result(d, match)
+                if inferred is None:
+                    raise SyntaxError_(f"expected the type of result '{result.name}'", match.end)
+                result_types.append(inferred)
+        put(" : (" + ", ".join(operand_types) + ") -> ")
+        put(result_types[0] if len(result_types) == 1 else "(" + ", ".join(result_types) + ")")
+        return "".join(pieces), anchors
+
+    def derived_types(self, d: OpDef, operand, found, match: Match) -> list[tuple[str, int]]:
+        """Types of operands the text does not type: fixed by the constraint
+        (`index`), or derived by a rule of the op."""
+        rule = dict(d.derived_types).get(operand.name)
+        if rule == "ptr-of-result":
+            (result_text, at), *_ = match.types.get(d.results[0].name, [("", 0)])
+            view = self.type_view(result_text)
+            if not isinstance(view, ViewType):
+                raise SyntaxError_("expected a !pto.tensor_view result type", at)
+            return [(PtrType(view.dtype).generic(), at)] * len(found)
+        if operand.constraint in ("index", "i64", "i32", "i8", "i1"):
+            return [(operand.constraint, at) for _, at in found]
+        if found:
+            raise SyntaxError_(f"expected the type of operand '{operand.name}'", found[0][1])
+        return []
+
+    def generic_attribute(self, attribute, value: str, at: int) -> str:
+        kind = attribute.kind if attribute is not None else None
+        if kind is None or kind.kind == "any":
+            return self.translate_text(value, at)
+        if kind.kind == "int":
+            number = value.split(":")[0].strip()
+            return f"{number} : i{kind.width}"
+        if kind.kind == "enum":
+            definition = pto_attributes.attr(kind.enum)
+            stripped = pto_attributes.stripped_value(value)
+            if stripped is not None:
+                if stripped not in definition.values:
+                    raise SyntaxError_(f"unknown {definition.name}: {stripped}", at)
+                return definition.generic(stripped)
+            try:
+                return pto_attributes.attr_to_generic(value)
+            except pto_attributes.AttrSyntaxError as e:
+                raise SyntaxError_(str(e), at) from None
+        return value
+
+    def infer_result(self, d: OpDef, match: Match) -> str | None:
+        """The result type ptoas infers when the text omits it."""
+        if d.infer_result == "partition-from-sizes":
+            (source_text, _), *_ = match.types.get("source", [("", 0)])
+            view = self.type_view(source_text)
+            if not isinstance(view, ViewType):
+                return None
+            sizes = [self.constants.get(ssa, DYNAMIC) for ssa, _ in match.operands.get("sizes", [])]
+            return ViewType("partition_tensor_view", tuple(s if s >= 0 else DYNAMIC for s in sizes), view.dtype).generic()
+        if d.infer_result == "subview":
+            (source_text, _), *_ = match.types.get("source", [("", 0)])
+            view = self.type_view(source_text)
+            sizes_text = match.attributes.get("sizes", ("", 0))[0]
+            sizes = [int(s) for s in re.findall(r"-?\d+", sizes_text)]
+            if not isinstance(view, TileBufType) or len(sizes) != 2:
+                return None
+            valid = list(sizes)
+            for i, group in enumerate(("valid_row", "valid_col")):
+                found = match.operands.get(group)
+                if found:
+                    constant = self.constants.get(found[0][0])
+                    valid[i] = min(constant, sizes[i]) if constant is not None else DYNAMIC
+            from dataclasses import replace
+
+            return replace(view, rows=sizes[0], cols=sizes[1], valid_row=valid[0], valid_col=valid[1]).generic()
+        return None
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _in_op_position(text: str, pos: int) -> bool:
+    """Whether `pos` starts an operation: first on its line, or after the
+    `=` of its results."""
+    i = pos - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in "\n{}" or (text[i] == "=" and (i == 0 or text[i - 1] != "="))
+
+
+def _type_end(text: str, start: int) -> int:
+    m = re.compile(r"!pto\.\w+").match(text, start)
+    end = m.end()
+    if end < len(text) and text[end] == "<":
+        closed = balanced_end(text, end)
+        return closed if closed > 0 else len(text)
+    return end
+
+
+def _attr_end(text: str, start: int) -> int:
+    end = scan_attribute(text, start)
+    return end if end > 0 else start + 4
+
+
+def _statement_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def _dict_entries(text: str) -> list[tuple[str, str | None]]:
+    """`{a = 1, b, c = {d = 2}}` -> [(a, 1), (b, None), (c, {d = 2})]."""
+    body = text.strip()[1:-1]
+    entries = []
+    for part in _split_top(body, ","):
+        part = part.strip()
+        if not part:
+            continue
+        key, eq, value = part.partition("=")
+        entries.append((key.strip(), value.strip() if eq else None))
+    return entries
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at `sep` outside brackets and strings."""
+    parts, depth, start, i = [], 0, 0, 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            if not (c == ">" and i > 0 and text[i - 1] == "-"):
+                depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _unspell(d: OpDef, key: str) -> str:
+    """The attribute name a text key spells (`satmode` is `sat_mode`)."""
+    for a in d.attributes:
+        if a.spelled and a.spelled == key:
+            return a.name
+    return key
+
+
+def to_generic(text: str) -> Translation:
+    """Translate ptoas syntax (or a mix with the generic form) into the
+    generic form, with the map back to the source's positions."""
+    if "pto." not in text:
+        return Translation(text, _source=text)
+    return _Reader(text).run()
+
+
+# --- writing ptoas syntax ----------------------------------------------------------------
+
+_GENERIC_OP = re.compile(r'^(?P<head>[ \t]*(?:%[^\n"]*?= )?)"(?P<name>pto\.[\w.]+)"\(', re.MULTILINE)
+_GENERIC_TYPE_OR_ATTR = re.compile(r'!pto\.\w+(?=<|[\s,)>:}\]]|$)|#pto\.\w+<"')
+_CONSTANT_LINE = re.compile(r"^[ \t]*(%[\w$.\-]+) = arith\.constant (-?\d+) : (?:index|i\d+)$", re.MULTILINE)
+
+
+@lru_cache(maxsize=8192)
+def _ptoas_type(text: str) -> str:
+    view = parse_generic_type(text)
+    return view.ptoas() if view is not None else text
+
+
+def _translate_types(text: str) -> str:
+    """Every generic pto type and attribute in `text` in ptoas spelling."""
+    if "!pto." not in text and "#pto." not in text:
+        return text
+    out, pos = [], 0
+    for m in _GENERIC_TYPE_OR_ATTR.finditer(text):
+        if m.start() < pos:
+            continue
+        start = m.start()
+        if text.startswith("#", start):
+            end = balanced_end(text, text.index("<", start))
+            out.append(text[pos:start])
+            out.append(pto_attributes.attr_to_ptoas(text[start:end]))
+            pos = end
+            continue
+        end = _type_end(text, start)
+        out.append(text[pos:start])
+        inner = text[start:end]
+        if "<" in inner:
+            # a pto type holding other types: translate the whole, once
+            out.append(_ptoas_type(inner))
+        else:
+            out.append(inner)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def to_ptoas(text: str) -> str:
+    """Translate what MLIR printed (generic pto ops and spellings) into
+    ptoas syntax."""
+    if "pto." not in text:
+        return text
+    writer = _Writer(text)
+    return writer.run()
+
+
+class _Writer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.constants: dict[str, int] = {}
+
+    def run(self) -> str:
+        text = self.text
+        out, pos = [], 0
+        constant_lines = {m.start(): m for m in _CONSTANT_LINE.finditer(text)} if "partition_view" in text else {}
+        constant_starts = sorted(constant_lines)
+        ci = 0
+        for m in _GENERIC_OP.finditer(text):
+            if m.start() < pos:
+                continue
+            line_end = text.find("\n", m.start())
+            if line_end < 0:
+                line_end = len(text)
+            definition = op_def(m.group("name"))
+            if definition is None:
+                continue
+            # the constants defined above this op (for partition_view's inferred type)
+            while ci < len(constant_starts) and constant_starts[ci] < m.start():
+                c = constant_lines[constant_starts[ci]]
+                self.constants[c.group(1)] = int(c.group(2))
+                ci += 1
+            rendered = self.render(definition, m.group("head"), text, m.end(), line_end)
+            if rendered is None:
+                continue
+            out.append(_translate_types(text[pos : m.start()]))
+            out.append(rendered)
+            pos = line_end
+        out.append(_translate_types(text[pos:]))
+        return "".join(out)
+
+    def render(self, d: OpDef, head: str, text: str, operands_start: int, line_end: int) -> str | None:
+        """One generic op line (its operands start after `(`) in ptoas
+        syntax, or None when it does not look as MLIR prints it."""
+        close = text.find(")", operands_start)
+        if close < 0 or close > line_end:
+            return None
+        operand_names = [s.strip() for s in text[operands_start:close].split(",") if s.strip()]
+        pos = close + 1
+        attributes: list[tuple[str, str | None]] = []
+        if text.startswith(" {", pos):
+            end = balanced_end(text, pos + 1)
+            attributes = _dict_entries(text[pos + 1 : end])
+            pos = end
+        if not text.startswith(" : (", pos):
+            return None
+        types_end = balanced_end(text, pos + 3)
+        operand_types = [t.strip() for t in _split_top(text[pos + 4 : types_end - 1], ",") if t.strip()]
+        pos = types_end
+        if not text.startswith(" -> ", pos):
+            return None
+        rest = text[pos + 4 : line_end]
+        trailer = ""
+        loc = rest.find(" loc(")
+        if loc >= 0:
+            rest, trailer = rest[:loc], rest[loc:]
+        rest = rest.strip()
+        if rest.startswith("("):
+            result_types = [t.strip() for t in _split_top(rest[1:-1], ",") if t.strip()]
+        else:
+            result_types = [rest]
+        parts = self.parts(d, operand_names, operand_types, result_types, attributes)
+        if parts is None:
+            return None
+        fmt = self.choose_format(d, parts)
+        return f"{_translate_types(head)}{d.full_name}{fmt.write(parts)}{trailer}"
+
+    def parts(self, d: OpDef, names, types, result_types, attributes) -> Parts | None:
+        attrs = dict(attributes)
+        segments = None
+        if "operandSegmentSizes" in attrs:
+            segments = [int(s) for s in re.findall(r"-?\d+", attrs.pop("operandSegmentSizes").split(":", 1)[1])]
+        elif d.operands:
+            fixed = sum(1 for o in d.operands if o.kind == "single")
+            rest = len(names) - fixed
+            segments = [1 if o.kind == "single" else rest for o in d.operands]
+        if segments is not None and (len(segments) != len(d.operands) or sum(segments) != len(names)):
+            return None
+        operands: dict[str, list[str]] = {}
+        operand_types: dict[str, list[str]] = {}
+        stripped_types: dict[str, str] = {}
+        i = 0
+        for operand, count in zip(d.operands, segments or []):
+            operands[operand.name] = names[i : i + count]
+            group_types = [_ptoas_type(t) for t in types[i : i + count]]
+            operand_types[operand.name] = group_types
+            if operand.constraint == PTR:
+                for t in types[i : i + count]:
+                    view = parse_generic_type(t)
+                    if isinstance(view, PtrType):
+                        stripped_types[view.ptoas()] = view.ptoas(stripped=True)
+            i += count
+        result_groups: dict[str, list[str]] = {}
+        j = 0
+        for result in d.results:
+            take = 1 if result.kind == "single" else max(0, len(result_types) - (len(d.results) - 1))
+            if result.kind == "optional" and take and result_types[j : j + take] == [""]:
+                take = 0
+            group = [_ptoas_type(t) for t in result_types[j : j + take] if t]
+            result_groups[result.name] = group
+            if result.constraint == PTR:
+                for t in result_types[j : j + take]:
+                    view = parse_generic_type(t)
+                    if isinstance(view, PtrType):
+                        stripped_types[view.ptoas()] = view.ptoas(stripped=True)
+            j += take
+        if d.elide_result_when_inferred and self.inferred_partition(d, operands, operand_types, result_groups):
+            result_groups["result"] = []
+        format_attrs: dict[str, str] = {}
+        stripped: dict[str, str] = {}
+        extra: list[tuple[str, str | None]] = []
+        names_in_formats = _format_attribute_names(d)
+        for key, value in attributes:
+            if key == "operandSegmentSizes":
+                continue
+            attribute = d.attribute(key)
+            shown = None if value is None else _translate_types(value)
+            if key in names_in_formats:
+                format_attrs[key] = _format_attribute_text(attribute, shown)
+                generic = pto_attributes.generic_value(value or "")
+                if generic is not None:
+                    stripped[key] = f"<{generic[1]}>"
+                continue
+            if attribute is not None and attribute.default is not None and shown == attribute.default:
+                continue  # ODS prints no default-valued attribute
+            extra.append((attribute.spelled if attribute is not None and attribute.spelled else key, shown))
+        for attribute in d.attributes:
+            if attribute.always is not None and attribute.name not in format_attrs and attribute.name in names_in_formats:
+                format_attrs[attribute.name] = attribute.always
+        parts = Parts(operands, operand_types, result_groups, format_attrs, extra, stripped, stripped_types)
+        return parts
+
+    def inferred_partition(self, d: OpDef, operands, operand_types, result_groups) -> bool:
+        """Whether a partition_view's result is what ptoas infers from its
+        sizes (then ptoas prints no `-> type`)."""
+        (result,) = result_groups.get("result") or [None]
+        if result is None:
+            return False
+        source = operand_types.get("source", [None])[0]
+        try:
+            source_view, _ = parse_ptoas_type(source) if source else (None, 0)
+        except TypeSyntaxError:
+            return False
+        if not isinstance(source_view, ViewType):
+            return False
+        sizes = [self.constants.get(name, DYNAMIC) for name in operands.get("sizes", [])]
+        inferred = ViewType("partition_tensor_view", tuple(s if s >= 0 else DYNAMIC for s in sizes), source_view.dtype)
+        return inferred.ptoas() == result
+
+    def choose_format(self, d: OpDef, parts: Parts):
+        """The first format that spells every operand the op has, and has
+        every operand and attribute it requires."""
+        present = {name for name, values in parts.operands.items() if values} | set(parts.attributes)
+        for fmt in d.parsed_formats:
+            required, mentioned = _format_names(fmt)
+            if required <= present and present <= mentioned | {a.name for a in d.attributes if a.always}:
+                return fmt
+        return d.parsed_formats[-1]
+
+
+@lru_cache(maxsize=None)
+def _format_names_cached(fmt) -> tuple[frozenset[str], frozenset[str]]:
+    from .op_format import Clauses, OperandClauses, Optional, Var
+
+    required: set[str] = set()
+    mentioned: set[str] = set()
+
+    def visit(elements, optional):
+        for e in elements:
+            if isinstance(e, Var):
+                mentioned.add(e.name)
+                if not optional and (e.name in fmt.groups.attributes or fmt.groups.operands.get(e.name) == "single"):
+                    required.add(e.name)
+            elif isinstance(e, (Clauses, OperandClauses)):
+                mentioned.update(e.names)
+            elif isinstance(e, Optional):
+                visit(e.elements, True)
+
+    visit(fmt.elements, False)
+    return frozenset(required), frozenset(mentioned)
+
+
+def _format_names(fmt) -> tuple[frozenset[str], frozenset[str]]:
+    """(names a format requires, names it spells at all)."""
+    return _format_names_cached(fmt)
+
+
+@lru_cache(maxsize=None)
+def _format_attribute_names_cached(name: str) -> frozenset[str]:
+    from .op_format import Clauses, Optional, Var
+
+    d = op_def(name)
+    found: set[str] = set()
+
+    def visit(elements):
+        for e in elements:
+            if isinstance(e, Var) and e.name in d.groups.attributes:
+                found.add(e.name)
+            elif isinstance(e, Clauses):
+                found.update(e.names)
+            elif isinstance(e, Optional):
+                visit(e.elements)
+
+    for fmt in d.parsed_formats:
+        visit(fmt.elements)
+    return frozenset(found)
+
+
+def _format_attribute_names(d: OpDef) -> frozenset[str]:
+    return _format_attribute_names_cached(d.generic_name)
+
+
+def _format_attribute_text(attribute, shown: str | None) -> str:
+    """A format attribute as ptoas prints it: integers without their type."""
+    if shown is None:
+        return ""
+    if attribute is not None and attribute.kind.kind == "int":
+        return shown.split(":")[0].strip()
+    return shown
+
+
+__all__ += ["LOCAL_ARRAY"]
