@@ -26,6 +26,8 @@ _API = {
     "ParseError": "api",
     "parse": "api",
     "print_module": "api",
+    "to_generic": "api",
+    "to_ptoas": "api",
     "load_dialect": "api",
     "run_passes": "api",
     "add_passes": "api",

@@ -8,8 +8,9 @@ import weakref
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from . import diagnostics
+from . import diagnostics, ptoas_syntax
 from .diagnostics import Diag
+from .source_text import line_col
 from .dialect import load_dialect
 from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
 from .report import PipelineReport
@@ -17,7 +18,7 @@ from .session import PARSER_BUFFER, Session, Source, name_locations
 from .session import print_module as _print
 from .verifier import verify_module
 
-__all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", "run_passes", "verify"]
+__all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", "run_passes", "to_generic", "to_ptoas", "verify"]
 
 # The file name each module that `parse` made was given, for the report
 # records of `run_passes`. Weak keys and string values: nothing here keeps a
@@ -50,6 +51,28 @@ def parse(text: str, name: str = "<string>", context: ir.Context | None = None) 
         raise ParseError(session.diagnostics, source)
     _SOURCE_NAMES[module] = name
     return module
+
+
+def to_generic(text: str, name: str = "<string>") -> str:
+    """Kernel text in either spelling (or mixed) as the generic form, for a
+    caller that parses it with `ir.Module.parse` itself (line and column of
+    every op stay the same). Raises `ParseError` for ptoas syntax that does
+    not read."""
+    translation = ptoas_syntax.to_generic(text)
+    if translation.problems:
+        source = Source(name, text)
+        diags = []
+        for problem in translation.problems:
+            line, col = line_col(text, problem.offset)
+            diags.append(Diag(diagnostics.ERROR, problem.message, name, line, col))
+        raise ParseError(diags, source)
+    return translation.text
+
+
+def to_ptoas(text: str) -> str:
+    """MLIR's printed text of a module (what `str(module)` gives) in ptoas
+    syntax, as `print_module` writes it."""
+    return ptoas_syntax.to_ptoas(text)
 
 
 def print_module(module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> str:

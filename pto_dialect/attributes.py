@@ -104,13 +104,22 @@ def _escape(text: str) -> str:
 
 
 def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+    """A string's contents as MLIR's lexer reads them: `\\XX` is a hex
+    byte (how MLIR prints a quote: `\\22`), else `\\c` is `c`."""
+    return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2 else m.group(1), text)
 
 
 @lru_cache(maxsize=4096)
 def attr_to_generic(text: str) -> str:
     """A `#pto` attribute's ptoas spelling (its whole text) -> generic.
     Raises AttrSyntaxError for a known attribute with an unknown value."""
+    generic = _GENERIC.fullmatch(text)
+    if generic is not None and (generic.group(1) in BY_NAME or generic.group(1) == OPAQUE):
+        definition = BY_NAME.get(generic.group(1))
+        value = _unescape(generic.group(2))
+        if definition is not None and value not in definition.values:
+            raise AttrSyntaxError(f"unknown {definition.name}: {value} (expected one of {', '.join(definition.values)})")
+        return text  # already generic
     m = _PRETTY.fullmatch(text) or _OPAQUE.fullmatch(text)
     if m is not None and m.group(1) in BY_NAME:
         definition, value = BY_NAME[m.group(1)], m.group(2)

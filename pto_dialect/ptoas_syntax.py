@@ -203,6 +203,8 @@ class _Reader:
         generic = parse_generic_type(text)
         if generic is not None:
             return end, text, generic
+        if _is_generic_spelling(text):
+            return end, text, None  # malformed, but generic: MLIR's parser says why
         try:
             view, end = parse_ptoas_type(src, start, self.aliases)
         except TypeSyntaxError as e:
@@ -225,7 +227,7 @@ class _Reader:
     def generic_type(self, text: str, at: int) -> str:
         """The generic spelling of a type text in an op (an alias stays)."""
         if text.startswith("!pto."):
-            if parse_generic_type(text) is not None:
+            if parse_generic_type(text) is not None or _is_generic_spelling(text):
                 return text
             try:
                 view, _ = parse_ptoas_type(text, 0, self.aliases)
@@ -395,9 +397,14 @@ class _Reader:
                     raise SyntaxError_(f"unknown {definition.name}: {stripped}", at)
                 return definition.generic(stripped)
             try:
-                return pto_attributes.attr_to_generic(value)
+                generic = pto_attributes.attr_to_generic(value)
             except pto_attributes.AttrSyntaxError as e:
                 raise SyntaxError_(str(e), at) from None
+            parts = pto_attributes.generic_value(generic)
+            if parts is None or parts[0] != definition.name:
+                # what MLIR's parser says for an attribute of another kind
+                raise SyntaxError_(f"invalid kind of attribute specified: expected #pto.{definition.name}", at)
+            return generic
         return value
 
     def infer_result(self, d: OpDef, match: Match) -> str | None:
@@ -426,6 +433,15 @@ class _Reader:
 
             return replace(view, rows=sizes[0], cols=sizes[1], valid_row=valid[0], valid_col=valid[1]).generic()
         return None
+
+
+_ARRAY_PARAMETER = re.compile(r"(?<![\w.])array<")
+
+
+def _is_generic_spelling(text: str) -> bool:
+    """Whether a pto type text is in the generic spelling: no ptoas spelling
+    of a pto type has a string or an `array<...>` in it."""
+    return '"' in text or _ARRAY_PARAMETER.search(text) is not None
 
 
 def _skip_blanks(text: str, pos: int) -> int:

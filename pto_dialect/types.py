@@ -606,9 +606,14 @@ def _parse_multi(r: _Reader, start: int) -> MultiTileBufType:
         if not isinstance(slot, TileBufType):
             raise TypeSyntaxError("multi_tile_buf slot type must be `!pto.tile_buf<...>`", at)
         r.expect(",")
-        r.keyword("count")
-        r.expect("=")
-        count = r.integer()
+        if r.peek().isdigit() or r.peek() == "-":  # the generic count, `N : i64`, around a ptoas slot
+            count = r.integer()
+            if r.optional(":"):
+                r.keyword("i64")
+        else:
+            r.keyword("count")
+            r.expect("=")
+            count = r.integer()
     else:
         slot, count = _tile_body(r, start, allow_count=True)
         if count is None:

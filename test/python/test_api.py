@@ -19,17 +19,19 @@ from pto_dialect.report import PipelineReport
 UNALIGNED = """
 func.func @f() {
   %a = arith.constant 16 : i64
-  %t = "pto.alloc_tile"(%a) : (i64) -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
+  %t = pto.alloc_tile addr = %a : !pto.tile_buf<vec, 16x16xf32>
   return
 }
 """
 
 DUPLICATES = """
-func.func @f(%src: memref<64x64xf32>) {
+func.func @f(%src: !pto.tensor_view<64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c0_dup = arith.constant 0 : index
-  %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
-  "pto.tload"(%src, %c0, %c0_dup, %t) : (memref<64x64xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+  %c16 = arith.constant 16 : index
+  %part = pto.partition_view %src, offsets = [%c0, %c0_dup], sizes = [%c16, %c16] : !pto.tensor_view<64x64xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+  pto.tload ins(%part : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
   return
 }
 """
@@ -37,7 +39,7 @@ func.func @f(%src: memref<64x64xf32>) {
 A5_ONLY = """
 module attributes {pto.target_arch = "a5"} {
   func.func @f() {
-    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 256, 224>, f32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 256x224xf32>
     return
   }
 }
@@ -74,8 +76,7 @@ def context():
 
 
 def parse(text: str, context: ir.Context) -> ir.Module:
-    pto_dialect.load_dialect(context)
-    return ir.Module.parse(text, context)
+    return pto_dialect.parse(text, context=context)
 
 
 def test_import_does_not_load_mlir():
@@ -97,11 +98,11 @@ def test_api_names_resolve_lazily():
 def test_load_dialect_into_a_callers_context_is_idempotent(context):
     pto_dialect.load_dialect(context)
     pto_dialect.load_dialect(context)
-    module = ir.Module.parse(DUPLICATES, context)
+    module = ir.Module.parse(pto_dialect.to_generic(DUPLICATES), context)
     assert module.operation.verify()
     # Loading again after modules exist leaves them intact.
     pto_dialect.load_dialect(context)
-    assert "pto.tload" in str(module)
+    assert '"pto.tload"' in str(module)
 
 
 def test_run_passes_with_a_pipeline_string(context):
@@ -109,11 +110,11 @@ def test_run_passes_with_a_pipeline_string(context):
     report = pto_dialect.run_passes(module, "builtin.module(cse,pto-verify)")
     assert isinstance(report, PipelineReport)
     text = str(module)
-    assert "%c0_0" not in text and text.count("arith.constant") == 1
+    assert "%c0_0" not in text and text.count("arith.constant") == 2
     # A bare list, and the module's operation instead of the module.
     module = parse(DUPLICATES, context)
     pto_dialect.run_passes(module.operation, "canonicalize, cse")
-    assert str(module).count("arith.constant") == 1
+    assert str(module).count("arith.constant") == 2
 
 
 def test_run_passes_failure_raises_with_the_diagnostics(context):
@@ -123,14 +124,14 @@ def test_run_passes_failure_raises_with_the_diagnostics(context):
         pto_dialect.run_passes(module, "pto-verify{arch=a3}")
     messages = [d.message for d in info.value.error_diagnostics]
     assert len(messages) == 1
-    assert "does not fit in space \"vec\" (196608 bytes on a3)" in messages[0]
+    assert "does not fit in space \"vec\" (196608 bytes on a2a3)" in messages[0]
 
 
 def test_run_passes_rejects_a_bad_pipeline(context):
     module = parse(DUPLICATES, context)
     with pytest.raises(PipelineError, match="'no-such-pass' does not refer to a registered pass"):
         pto_dialect.run_passes(module, "builtin.module(no-such-pass)")
-    with pytest.raises(PipelineError, match="'a7' is not one of a2, a3, a5"):
+    with pytest.raises(PipelineError, match="'a7' is not one of a2a3, a5, a2, a3"):
         pto_dialect.run_passes(module, "pto-verify{arch=a7}")
     with pytest.raises(PipelineError, match="cannot be nested in 'func.func"):
         pto_dialect.run_passes(module, "builtin.module(func.func(pto-verify))")
@@ -145,21 +146,22 @@ def test_add_passes_to_a_callers_pass_manager(context):
     report = pto_dialect.add_passes(pm, "pto-verify,cse")
     assert isinstance(report, PipelineReport)
     pm.run(module.operation)
-    assert str(module).count("arith.constant") == 1
+    assert str(module).count("arith.constant") == 2
 
     # The added pto pass really runs: under a3 it rejects the a5-only tile.
     module = parse(A5_ONLY, context)
     pm = PassManager("builtin.module", context)
     pto_dialect.add_passes(pm, "builtin.module(pto-verify{arch=a3})")
-    with pytest.raises(ir.MLIRError, match="196608 bytes on a3"):
+    with pytest.raises(ir.MLIRError, match="196608 bytes on a2a3"):
         pm.run(module.operation)
 
 
 def test_verify_reports_to_the_callers_handler(context):
     handler = Handler(context)
-    module = parse(UNALIGNED, context)
+    pto_dialect.load_dialect(context)
+    module = ir.Module.parse(pto_dialect.to_generic(UNALIGNED), context)  # the caller's own parse
     assert pto_dialect.verify(module) is False
-    assert handler.seen == [("error", 'addr 16 is not aligned to 32 bytes (space "vec")', 4)]
+    assert handler.seen == [("error", "'pto.alloc_tile' op addr must be aligned to 32 bytes for local tile memory space, got 16", 4)]
 
     handler.seen.clear()
     module = parse(A5_ONLY, context)
@@ -167,6 +169,25 @@ def test_verify_reports_to_the_callers_handler(context):
     assert pto_dialect.verify(module, arch="a5") is True
     assert pto_dialect.verify(module, arch="a3") is False
     assert [s for s, _, _ in handler.seen] == ["error"]
+
+
+def test_parse_and_print_take_and_give_either_spelling(context):
+    module = parse(DUPLICATES, context)
+    ptoas = pto_dialect.print_module(module)
+    assert "pto.tload ins(%0 : !pto.partition_tensor_view<16x16xf32>) outs(%1 : !pto.tile_buf<vec, 16x16xf32>)" in ptoas
+    generic = pto_dialect.print_module(module, generic=True)
+    assert '"pto.tload"' in generic and "ins(" not in generic
+    # Both spellings parse back to the same module.
+    for text in (ptoas, generic, pto_dialect.to_ptoas(generic)):
+        assert pto_dialect.print_module(parse(text, context)) == ptoas
+
+
+def test_parse_error_names_the_callers_file(context):
+    with pytest.raises(pto_dialect.ParseError) as info:
+        pto_dialect.parse(UNALIGNED, name="kernel.pto", context=context)
+    assert str(info.value).startswith("kernel.pto:4:8: error: 'pto.alloc_tile' op addr must be aligned")
+    with pytest.raises(pto_dialect.ParseError, match="kernel.pto:1:24: error: tile_buf compact syntax expects exactly two shape dims"):
+        pto_dialect.to_generic("!t = !pto.tile_buf<vec, 16xf32>", name="kernel.pto")
 
 
 def test_remarks_and_warnings_reach_the_callers_handler(context):

@@ -17,7 +17,7 @@ from pto_dialect.pipeline_syntax import MAX_NESTING, OptionError, PipelineError,
 from pto_dialect.session import Session, Source, name_locations, print_module, user_location
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "double_buffer_add.mlir"
+EXAMPLE = ROOT / "examples" / "double_buffer_add.pto"
 
 
 @pytest.fixture
@@ -89,19 +89,37 @@ def test_chunks_keep_the_lines_of_the_whole_file():
 
 
 def test_diagnostics_name_the_users_file_and_show_its_line():
-    text = (
-        'func.func @f() {\n  %a = arith.constant 16 : i64\n'
-        '  %t = "pto.alloc_tile"(%a) : (i64) -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>\n  return\n}\n'
-    )
-    with Session(Source("kernel.mlir", text)) as session:
+    text = "func.func @f() {\n  %a = arith.constant 16 : i64\n  %t = pto.alloc_tile addr = %a : !pto.tile_buf<vec, 16x16xf32>\n  return\n}\n"
+    with Session(Source("kernel.pto", text)) as session:
         assert session.parse() is None
     (d,) = session.diagnostics
-    assert (d.file, d.line, d.col) == ("kernel.mlir", 3, 8)
+    assert (d.file, d.line, d.col) == ("kernel.pto", 3, 8)
     assert session.format(d).splitlines() == [
-        'kernel.mlir:3:8: error: addr 16 is not aligned to 32 bytes (space "vec")',
+        "kernel.pto:3:8: error: 'pto.alloc_tile' op addr must be aligned to 32 bytes for local tile memory space, got 16",
         text.splitlines()[2],
         "       ^",
     ]
+
+
+def test_errors_inside_ptoas_syntax_are_at_the_users_column():
+    # An error the reader finds (in a type) and one MLIR's parser finds
+    # (an undefined value inside a translated op) both point into the line
+    # as the user wrote it, also in a later chunk.
+    text = (
+        "func.func @a() {\n  return\n}\n// -----\n"
+        "func.func @b() {\n  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32, fractal=7>\n  return\n}\n// -----\n"
+        "func.func @c(%t: !pto.tile_buf<vec, 16x16xf32>) {\n  pto.tadd ins(%t, %nope : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)\n  return\n}\n"
+    )
+    source = Source("k.pto", text)
+    with Session(source) as session:
+        chunks = source.chunks("// -----")
+        assert session.parse(chunks[1]) is None
+        assert session.parse(chunks[2]) is None
+    first, second = session.diagnostics
+    assert (first.line, first.col) == (6, 25)
+    assert "unsupported s_fractal_size: 7" in first.message
+    assert (second.line, second.col) == (11, 20)
+    assert "use of undeclared SSA value name" in second.message
 
 
 def test_a_parser_hazard_is_an_error_at_its_line_in_a_chunk():
