@@ -10,12 +10,12 @@ from mlir.passmanager import PassManager
 
 from . import diagnostics, ptoas_syntax
 from .diagnostics import Diag
-from .source_text import line_col
 from .dialect import load_dialect
 from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
 from .report import PipelineReport
 from .session import PARSER_BUFFER, Session, Source, name_locations
 from .session import print_module as _print
+from .source_text import line_col
 from .verifier import verify_module
 
 __all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", "run_passes", "to_generic", "to_ptoas", "verify"]

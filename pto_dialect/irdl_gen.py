@@ -122,7 +122,9 @@ def _types() -> list[str]:
 
     out += _type("tile_buf", "!pto.tile_buf<LOC, [R, C], DTYPE, [VR, VC] (-1: ?), BLAYOUT, SLAYOUT, FRACTAL, PAD, COMPACT>", tile)
     out += _type(
-        "multi_tile_buf", "!pto.multi_tile_buf<SLOT, N>: N slots of a tile type, 2 <= N <= 16", lambda b: [("slot", b.base("tile_buf")), ("count", b.ints("count", range(2, 17)))]
+        "multi_tile_buf",
+        "!pto.multi_tile_buf<SLOT, N>: N slots of a tile type, 2 <= N <= 16",
+        lambda b: [("slot", b.base("tile_buf")), ("count", b.ints("count", range(2, 17)))],
     )
     out += _type("ptr", "!pto.ptr<DTYPE, SPACE>", lambda b: [("dtype", b.element_type()), ("space", b.strings("space", types.PTR_SPACES))])
     for name in ("tensor_view", "partition_tensor_view"):

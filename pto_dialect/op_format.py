@@ -176,7 +176,7 @@ class Groups:
 
     operands: dict[str, str]  # name -> "single" | "optional" | "variadic"
     results: dict[str, str]
-    attributes: dict[str, "AttrKind"]
+    attributes: dict[str, AttrKind]
 
 
 @dataclass(frozen=True)
@@ -519,14 +519,14 @@ class Format:
 
     # -- writing ---------------------------------------------------------------------
 
-    def write(self, parts: "Parts") -> str:
+    def write(self, parts: Parts) -> str:
         """The op's ptoas text after its name, spaced as ODS prints it."""
         out: list[str] = []
         state = _Spacing()
         self._write_elements(self.elements, parts, out, state, printing=True)
         return "".join(out)
 
-    def _present(self, element, parts: "Parts") -> bool:
+    def _present(self, element, parts: Parts) -> bool:
         if isinstance(element, Var):
             if element.name in self.groups.attributes:
                 return element.name in parts.attributes

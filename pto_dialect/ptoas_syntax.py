@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from . import attributes as pto_attributes
 from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
@@ -47,6 +47,32 @@ class SyntaxProblem:
     message: str
 
 
+class _OpAnchor(tuple):
+    """An op translated from its template, (pieces, order, parts, start):
+    its source text split around its SSA names (`parts`: text, name, text,
+    ...), to map an offset inside its generic text back. (A tuple: one is
+    made per op.)"""
+
+    __slots__ = ()
+
+    def original(self, offset: int) -> int:
+        """The source offset of `offset` into the op's generic text: an SSA
+        name maps into itself, anything else to the op's start."""
+        pieces, order, parts, start = self
+        name_starts, at = [], start
+        for k, part in enumerate(parts):
+            if k % 2:
+                name_starts.append(at)
+            at += len(part)
+        names = parts[1::2]
+        at = len(pieces[0])
+        for k, j in enumerate(order):
+            if at <= offset < at + len(names[j]):
+                return name_starts[j] + (offset - at)
+            at += len(names[j]) + len(pieces[k + 1])
+        return start
+
+
 @dataclass
 class Translation:
     """The generic text of a source, and how to find the source's
@@ -68,7 +94,10 @@ class Translation:
         i = bisect_right(self._gen, offset) - 1
         if i < 0:
             return offset
-        return self._orig[i] + (offset - self._gen[i]) if self._copied[i] else self._orig[i]
+        copied = self._copied[i]
+        if isinstance(copied, _OpAnchor):
+            return copied.original(offset - self._gen[i])
+        return self._orig[i] + (offset - self._gen[i]) if copied else self._orig[i]
 
     def original(self, line: int, col: int, first_line: int = 1) -> tuple[int, int]:
         """The source (line, col) of a generic-text (line, col); lines are
@@ -100,17 +129,26 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 
 # --- reading ptoas syntax ---------------------------------------------------------------------
 
+_SSA_NAME = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_SSA_SPLIT = re.compile(r"(%[\w$.\-]+(?:#\d+)?)")
+_PLACEHOLDER = re.compile(r"%pto_ssa_(\d+)_")
+
+# Every branch starts with a literal character, so that the engine skips
+# to the next candidate at C speed; what a branch needs before it (a type
+# alias starts its line, an op name is not part of a longer name) is checked
+# after the match.
 _READER_TOKEN = re.compile(
     r"(?P<comment>//[^\n]*)"
     r'|(?P<string>"(?:[^"\\\n]|\\.)*")'
-    r"|(?P<alias>^[ \t]*!(?P<alias_name>[\w$.\-]+)[ \t]*=[ \t]*)"
     r"|(?P<type>!pto\.\w+)"
+    r"|(?P<alias>!(?P<alias_name>[\w$.\-]+)[ \t]*=[ \t]*)"
     r"|(?P<attr>#pto(?=[.<]))"
-    r"|(?P<op>(?<![\w.$%#!@])pto\.[\w.]+)"
+    r"|(?P<op>pto\.[\w.]+)"
     r"|(?P<const>(?P<const_name>%[\w$.\-]+)[ \t]*=[ \t]*arith\.constant[ \t]+(?P<const_value>-?\d+)[ \t]*:[ \t]*(?:index|i\d+)\b)"
-    r"|(?P<func>\bfunc\.func\b)",
-    re.MULTILINE,
+    r"|(?P<func>func\.func\b)"
 )
+_BEFORE_NO_OP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$%#!@")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 class _Reader:
@@ -123,6 +161,11 @@ class _Reader:
         self.translation = Translation("", _source=text)
         self.aliases: dict[str, object] = {}  # alias name -> its pto view
         self.constants: dict[str, int] = {}  # SSA name -> integer constant, in the current function
+        # An op's generic text depends on its text with the SSA names taken
+        # out (and, for an op whose result type is inferred from constant
+        # sizes, on those constants): ops of one shape are translated once.
+        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...]] | None] = {}
+        self.type_cache: dict[str, tuple[str, object]] = {}
 
     # -- output with its map ---------------------------------------------------------------
 
@@ -144,19 +187,29 @@ class _Reader:
     def run(self) -> Translation:
         src = self.src
         pos = 0  # source offset copied so far
-        for m in _READER_TOKEN.finditer(src):
+        scan = 0  # where the next token search starts
+        search = _READER_TOKEN.search
+        while True:
+            m = search(src, scan)
+            if m is None:
+                break
+            scan = max(m.end(), pos)
             if m.start() < pos:
                 continue  # inside something already translated
             kind = m.lastgroup
             if kind in ("comment", "string"):
                 continue
             if kind == "func":
-                self.constants = {}
+                if m.start() == 0 or src[m.start() - 1] not in _NAME_CHARS:
+                    self.constants = {}
                 continue
             if kind == "const":
                 self.constants[m.group("const_name")] = int(m.group("const_value"))
                 continue
             if kind == "alias_name" or kind == "alias":
+                line_start = src.rfind("\n", 0, m.start()) + 1
+                if src[line_start : m.start()].strip(" \t"):
+                    continue  # not at the start of its line: not an alias definition
                 start = m.end()
                 if src.startswith("!pto.", start):
                     self.emit(src[pos:start], pos, True)
@@ -179,6 +232,8 @@ class _Reader:
                 pos = end
                 continue
             if kind == "op":
+                if m.start() and src[m.start() - 1] in _BEFORE_NO_OP:
+                    continue  # part of a longer name (`%pto.x`, `a.pto.b`)
                 definition = ptoas_op_def(m.group("op"))
                 after = _skip_blanks(src, m.end())
                 if after < len(src) and src[after] in "=,}" and not src.startswith("==", after):
@@ -188,7 +243,8 @@ class _Reader:
                         self.problem(m.start(), f"custom op '{m.group('op')}' is unknown")
                     continue
                 self.emit(src[pos : m.start()], pos, True)
-                pos = self.translate_op(definition, m.start(), m.end())
+                pos = self.translate_op_cached(definition, m.start(), m.end())
+                scan = pos
         self.emit(src[pos:], pos, True)
         self.translation.text = "".join(self.out)
         return self.translation
@@ -200,6 +256,16 @@ class _Reader:
         src = self.src
         end = _type_end(src, start)
         text = src[start:end]
+        known = self.type_cache.get(text)
+        if known is not None:
+            return end, known[0], known[1]
+        result = self._translate_type(start, end, text)
+        if result[2] is not None and not self.translation.problems:
+            self.type_cache[text] = (result[1], result[2])
+        return result
+
+    def _translate_type(self, start: int, end: int, text: str) -> tuple[int, str, object]:
+        src = self.src
         generic = parse_generic_type(text)
         if generic is not None:
             return end, text, generic
@@ -264,6 +330,71 @@ class _Reader:
         return translation.text
 
     # -- ops -------------------------------------------------------------------------------
+
+    def translate_op_cached(self, definition: OpDef, start: int, name_end: int) -> int:
+        """`translate_op`, through the template of ops of this shape when
+        the op is the rest of its line."""
+        src = self.src
+        line_end = src.find("\n", name_end)
+        if line_end < 0:
+            line_end = len(src)
+        text = src[start:line_end].rstrip()
+        if '"' in text or "//" in text or text.count("(") != text.count(")"):
+            return self.translate_op(definition, start, name_end)  # strings, comments, a multi-line op: the long way
+        parts = _SSA_SPLIT.split(text)  # text, name, text, name, ..., text
+        names = parts[1::2]
+        shape = "%".join(parts[0::2])
+        key: tuple = (shape,)
+        if definition.infer_result and "->" not in shape:
+            key = (shape, tuple(map(self.constants.get, names)))
+        template = self.op_templates.get(key, False)
+        if template is False:
+            template = self.op_templates[key] = self.make_template(definition, len(names), key)
+        if template is None:
+            return self.translate_op(definition, start, name_end)
+        pieces, order = template
+        # One anchor for the whole op: the map back into it is worked out
+        # only when a diagnostic asks (`Translation.original_offset`).
+        t = self.translation
+        t._gen.append(self.out_len)
+        t._orig.append(start)
+        t._copied.append(_OpAnchor((pieces, order, parts, start)))
+        generic = pieces[0] + "".join([names[j] + piece for j, piece in zip(order, pieces[1:])])
+        self.out.append(generic)
+        self.out_len += len(generic)
+        return start + len(text)
+
+    def make_template(self, definition: OpDef, count: int, key: tuple):
+        """The generic text of an op of this shape, split around its SSA
+        names: (pieces, which name goes after each piece), or None when the
+        op must take the long way (it does not read, or does not end its line)."""
+        placeholders = [f"%pto_ssa_{k}_" for k in range(count)]
+        shape = key[0]
+        parts = shape.split("%")
+        normalized = parts[0] + "".join(p + rest for p, rest in zip(placeholders, parts[1:]))
+        scratch = _Reader(normalized)
+        scratch.aliases = self.aliases
+        scratch.type_cache = self.type_cache
+        if len(key) > 1:
+            for placeholder, value in zip(placeholders, key[1]):
+                if value is not None:
+                    scratch.constants[placeholder] = value
+        name_end = len(definition.full_name)
+        if not normalized.startswith(definition.full_name):
+            return None
+        end = scratch.translate_op(definition, 0, name_end)
+        if scratch.translation.problems or end != len(normalized):
+            return None
+        generic = "".join(scratch.out)
+        # pieces[0], then name order[k] and pieces[k + 1] for each k
+        pieces, order = [], []
+        last = 0
+        for m in _PLACEHOLDER.finditer(generic):
+            pieces.append(generic[last : m.start()])
+            order.append(int(m.group(1)))
+            last = m.end()
+        pieces.append(generic[last:])
+        return tuple(pieces), tuple(order)
 
     def translate_op(self, definition: OpDef, start: int, name_end: int) -> int:
         """Rewrite the op whose name spans [start, name_end) in generic form;
@@ -534,7 +665,8 @@ def to_generic(text: str) -> Translation:
 
 _GENERIC_OP = re.compile(r'^(?P<head>[ \t]*(?:%[^\n"]*?= )?)"(?P<name>pto\.[\w.]+)"\(', re.MULTILINE)
 _GENERIC_TYPE_OR_ATTR = re.compile(r'!pto\.\w+(?=<|[\s,)>:}\]]|$)|#pto\.\w+<"')
-_CONSTANT_LINE = re.compile(r"^[ \t]*(%[\w$.\-]+) = arith\.constant (-?\d+) : (?:index|i\d+)$", re.MULTILINE)
+_CONSTANT_LINE = re.compile(r"[ \t]*(%[\w$.\-]+) = arith\.constant (-?\d+) : (?:index|i\d+)$")
+_RESULTS = re.compile(r"[ \t]*%[^\n\"]*= ")
 
 
 @lru_cache(maxsize=8192)
@@ -586,33 +718,92 @@ class _Writer:
         self.constants: dict[str, int] = {}
 
     def run(self) -> str:
-        text = self.text
-        out, pos = [], 0
-        constant_lines = {m.start(): m for m in _CONSTANT_LINE.finditer(text)} if "partition_view" in text else {}
-        constant_starts = sorted(constant_lines)
-        ci = 0
-        for m in _GENERIC_OP.finditer(text):
-            if m.start() < pos:
-                continue
-            line_end = text.find("\n", m.start())
-            if line_end < 0:
-                line_end = len(text)
-            definition = op_def(m.group("name"))
-            if definition is None:
-                continue
-            # the constants defined above this op (for partition_view's inferred type)
-            while ci < len(constant_starts) and constant_starts[ci] < m.start():
-                c = constant_lines[constant_starts[ci]]
-                self.constants[c.group(1)] = int(c.group(2))
-                ci += 1
-            rendered = self.render(definition, m.group("head"), text, m.end(), line_end)
-            if rendered is None:
-                continue
-            out.append(_translate_types(text[pos : m.start()]))
-            out.append(rendered)
-            pos = line_end
-        out.append(_translate_types(text[pos:]))
-        return "".join(out)
+        # MLIR prints each pto op on a line of its own (pto ops have no
+        # regions): the text is rewritten line by line, and a line is looked
+        # at closely only when it holds a pto op or a pto type.
+        constants = self.constants
+        track_constants = "partition_view" in self.text
+        templates: dict[tuple, tuple | None] = {}
+        lines = self.text.split("\n")
+        for i, line in enumerate(lines):
+            q = line.find('"pto.')
+            if q >= 0:
+                rendered = self.render_line(line, q, templates)
+                if rendered is not None:
+                    lines[i] = rendered
+                    continue
+            elif track_constants and "arith.constant" in line:
+                c = _CONSTANT_LINE.match(line)
+                if c is not None:
+                    constants[c.group(1)] = int(c.group(2))
+            if "pto." in line:
+                lines[i] = _translate_types(line)
+        return "\n".join(lines)
+
+    def render_line(self, line: str, q: int, templates: dict) -> str | None:
+        """A line with a generic pto op at `q` in ptoas syntax, or None
+        when it is not one MLIR printed (an op in an attribute, a string)."""
+        head = line[:q]
+        if head.strip(" \t") and _RESULTS.fullmatch(head) is None:
+            return None
+        close = line.find('"', q + 1)
+        if close < 0 or not line.startswith("(", close + 1):
+            return None
+        definition = op_def(line[q + 1 : close])
+        if definition is None:
+            return None
+        return self.render_cached(definition, head, line, q, close + 2, templates)
+
+    def render_cached(self, d: OpDef, head: str, line: str, op_start: int, operands_start: int, templates: dict) -> str | None:
+        """`render`, through the template of op lines of this shape: the
+        ptoas text depends on the op's printed text with its SSA names taken
+        out (and, for an op whose result type ptoas infers from constant
+        sizes, on those constants)."""
+        body = line[op_start:]
+        trailer = ""
+        loc = body.find(" loc(")
+        if loc >= 0:
+            body, trailer = body[:loc], body[loc:]
+        parts = _SSA_SPLIT.split(body)
+        names = parts[1::2]
+        shape = "%".join(parts[0::2])
+        key: tuple = (shape,)
+        if d.elide_result_when_inferred:
+            key = (shape, tuple(map(self.constants.get, names)))
+        template = templates.get(key, False)
+        if template is False:
+            template = templates[key] = self.make_template(d, len(names), key)
+        if template is None:
+            return self.render(d, head, line, operands_start, len(line))
+        pieces, order = template
+        return head + pieces[0] + "".join([names[j] + piece for j, piece in zip(order, pieces[1:])]) + trailer
+
+    def make_template(self, d: OpDef, count: int, key: tuple):
+        """The ptoas text of an op line of this shape, split around its SSA
+        names, or None when it must be rendered on its own."""
+        placeholders = [f"%pto_ssa_{k}_" for k in range(count)]
+        parts = key[0].split("%")
+        normalized = parts[0] + "".join(p + rest for p, rest in zip(placeholders, parts[1:]))
+        saved = dict(self.constants)
+        if len(key) > 1:
+            for placeholder, value in zip(placeholders, key[1]):
+                if value is not None:
+                    self.constants[placeholder] = value
+        try:
+            operands_start = normalized.index("(") + 1
+            rendered = self.render(d, "", normalized, operands_start, len(normalized))
+        finally:
+            self.constants = saved
+        if rendered is None:
+            return None
+        pieces, order = [], []
+        last = 0
+        for p in _PLACEHOLDER.finditer(rendered):
+            pieces.append(rendered[last : p.start()])
+            order.append(int(p.group(1)))
+            last = p.end()
+        pieces.append(rendered[last:])
+        return tuple(pieces), tuple(order)
 
     def render(self, d: OpDef, head: str, text: str, operands_start: int, line_end: int) -> str | None:
         """One generic op line (its operands start after `(`) in ptoas
@@ -743,7 +934,7 @@ class _Writer:
         return d.parsed_formats[-1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _format_names_cached(fmt) -> tuple[frozenset[str], frozenset[str]]:
     from .op_format import Clauses, OperandClauses, Optional, Var
 
@@ -770,7 +961,7 @@ def _format_names(fmt) -> tuple[frozenset[str], frozenset[str]]:
     return _format_names_cached(fmt)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _format_attribute_names_cached(name: str) -> frozenset[str]:
     from .op_format import Clauses, Optional, Var
 

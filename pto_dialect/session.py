@@ -20,6 +20,7 @@ import dataclasses
 import io
 import re
 import sys
+import time
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,6 +35,7 @@ from .verifier import verify_parsed
 
 __all__ = [
     "DEFAULT_SPLIT_MARKER",
+    "PHASES",
     "name_locations",
     "print_module",
     "user_location",
@@ -44,6 +46,9 @@ __all__ = [
     "Source",
     "read_source",
 ]
+
+PHASES = ("read ptoas syntax", "parse", "verify", "print", "write ptoas syntax")
+"""The phases `Session.phase_seconds` times, in order."""
 
 PARSER_BUFFER = "-"
 """The file name MLIR's parser gives every location in text it parses."""
@@ -160,6 +165,8 @@ class Session:
         # While a chunk is parsed: its translation and first line, to put
         # the parser's positions (in generic text) back at the user's.
         self._translating: tuple[Translation, int] | None = None
+        self.phase_seconds: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        """Wall time per phase of reading and writing (`--mlir-timing`)."""
 
     # -- the Context ------------------------------------------------------------
 
@@ -248,7 +255,10 @@ class Session:
             offset, message = hazard
             self._error_at(chunk, offset, message)
             return None
+        clock = time.perf_counter
+        started = clock()
         translation = to_generic(chunk.text)
+        self.phase_seconds["read ptoas syntax"] += clock() - started
         if translation.problems:
             for problem in translation.problems:
                 self._error_at(chunk, problem.offset, problem.message)
@@ -256,12 +266,18 @@ class Session:
         generic = Chunk(translation.text, chunk.first_line, chunk.last_line)
         self._translating = (translation, chunk.first_line)
         try:
+            started = clock()
             try:
                 module = ir.Module.parse(_parser_bytes(generic.padded()), self.context)
             except ir.MLIRError as e:
                 self.add_error(e)
                 return None
-            if verify and not verify_parsed(module.operation, translation.text):
+            finally:
+                self.phase_seconds["parse"] += clock() - started
+            started = clock()
+            verified = not verify or verify_parsed(module.operation, translation.text)
+            self.phase_seconds["verify"] += clock() - started
+            if not verified:
                 return None
         finally:
             self._translating = None
@@ -272,14 +288,23 @@ class Session:
         self.add(Diag(diagnostics.ERROR, message, PARSER_BUFFER, line + chunk.first_line - 1, col))
 
     def print(self, module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> bytes:
-        return print_module(module, self.source.name, generic=generic, debuginfo=debuginfo)
+        return print_module(module, self.source.name, generic=generic, debuginfo=debuginfo, timings=self.phase_seconds)
 
 
-def print_module(module: ir.Module | ir.Operation, name: str, *, generic: bool = False, debuginfo: bool = False) -> bytes:
+def print_module(
+    module: ir.Module | ir.Operation,
+    name: str,
+    *,
+    generic: bool = False,
+    debuginfo: bool = False,
+    timings: dict[str, float] | None = None,
+) -> bytes:
     """The module's text, as `pto-opt` writes it, newline-terminated: in
     ptoas syntax, or with `generic` in the generic form; with `debuginfo`,
     locations in the parser's buffer name the file `name`."""
     # Printing into a binary stream is ~40% cheaper than get_asm's str.
+    clock = time.perf_counter
+    started = clock()
     out = io.BytesIO()
     getattr(module, "operation", module).print(
         file=out,
@@ -290,8 +315,12 @@ def print_module(module: ir.Module | ir.Operation, name: str, *, generic: bool =
     )
     out.write(b"\n")
     text = out.getvalue()
+    printed = clock()
     if not generic and b"pto." in text:
         text = to_ptoas(text.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    if timings is not None:
+        timings["print"] += printed - started
+        timings["write ptoas syntax"] += clock() - printed
     if debuginfo and name != PARSER_BUFFER:
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         text = text.replace(f'loc("{PARSER_BUFFER}":'.encode(), f'loc("{quoted}":'.encode("utf-8", "surrogateescape"))

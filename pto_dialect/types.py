@@ -172,7 +172,7 @@ class TileBufType:
             return 0
         return ((major - 1) * (minor + 1) + minor) * self.element_bytes
 
-    def with_valid(self, valid_row: int, valid_col: int) -> "TileBufType":
+    def with_valid(self, valid_row: int, valid_col: int) -> TileBufType:
         return replace(self, valid_row=valid_row, valid_col=valid_col)
 
     def ptoas(self) -> str:
@@ -752,7 +752,7 @@ def parse_generic_type(text: str) -> PtoType | None:
 # per Context and live as long as it, so each Context gets its own cache,
 # keyed by the type's hash (of its storage address): a key or value holding
 # the `ir.Type` itself would hold the Context too and keep it alive for ever.
-_VIEWS: "weakref.WeakKeyDictionary[ir.Context, dict[int, PtoType | None]]" = weakref.WeakKeyDictionary()
+_VIEWS: weakref.WeakKeyDictionary[ir.Context, dict[int, PtoType | None]] = weakref.WeakKeyDictionary()
 
 
 def pto_type(t: ir.Type) -> PtoType | None:

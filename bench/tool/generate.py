@@ -2,7 +2,7 @@
 job for the C++ peer (`mlir-opt --affine-pipeline-data-transfer`): K affine
 loops, each with a DMA into a local buffer, a compute and a store.
 
-    python bench/tool/generate.py pto 4000 > k4000.mlir
+    python bench/tool/generate.py pto 4000 > k4000.pto
     python bench/tool/generate.py affine 4000 > affine4000.mlir
 """
 
@@ -10,27 +10,37 @@ from __future__ import annotations
 
 import sys
 
-TILE = '!pto.tile_buf<"vec", array<i64: 16, 64>, f32>'
+TILE = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=64, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+PART = "!pto.partition_tensor_view<16x64xf32>"
+VIEW = "!pto.tensor_view<?x?xf32>"
 
 
 def pto_kernel(loops: int) -> str:
-    """K pipeline loops, two tiles per loop: a load, a compute, a store."""
+    """K pipeline loops in ptoas syntax, in the shape PyPTO writes kernels:
+    two tiles per loop (verbose types, dynamic valid shapes), a load from a
+    partition of a tensor view, a compute and a store."""
     out = [
         f"!t = {TILE}",
-        "func.func @kernel(%src: memref<256x64xf32>, %dst: memref<256x64xf32>) {",
+        "func.func @kernel(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         "  %c16 = arith.constant 16 : index",
+        "  %c64 = arith.constant 64 : index",
+        "  %c256 = arith.constant 256 : index",
+        f"  %sv = pto.make_tensor_view %src, shape = [%c256, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {VIEW}",
+        f"  %dv = pto.make_tensor_view %dst, shape = [%c256, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {VIEW}",
     ]
     for i in range(loops):
         out += [
             f"  scf.for %i{i} = %c0 to %c16 step %c1 {{",
-            f'    %a{i} = "pto.alloc_tile"() : () -> !t',
-            f'    %b{i} = "pto.alloc_tile"() : () -> !t',
+            f"    %a{i} = pto.alloc_tile valid_row = %c16 valid_col = %c64 : !t",
+            f"    %b{i} = pto.alloc_tile valid_row = %c16 valid_col = %c64 : !t",
             f"    %r{i} = arith.muli %i{i}, %c16 : index",
-            f'    "pto.tload"(%src, %r{i}, %c0, %a{i}) : (memref<256x64xf32>, index, index, !t) -> ()',
-            f'    "pto.texp"(%a{i}, %b{i}) : (!t, !t) -> ()',
-            f'    "pto.tstore"(%b{i}, %dst, %r{i}, %c0) : (!t, memref<256x64xf32>, index, index) -> ()',
+            f"    %p{i} = pto.partition_view %sv, offsets = [%r{i}, %c0], sizes = [%c16, %c64] : {VIEW} -> {PART}",
+            f"    pto.tload ins(%p{i} : {PART}) outs(%a{i} : !t)",
+            f"    pto.texp ins(%a{i} : !t) outs(%b{i} : !t)",
+            f"    %q{i} = pto.partition_view %dv, offsets = [%r{i}, %c0], sizes = [%c16, %c64] : {VIEW} -> {PART}",
+            f"    pto.tstore ins(%b{i} : !t) outs(%q{i} : {PART})",
             "  } {pto.pipeline_stages = 2 : i64}",
         ]
     out += ["  return", "}"]

@@ -392,6 +392,8 @@ class Driver:
             # Like mlir-opt: one entry per chunk (empty when it failed),
             # joined by the split marker.
             self.outputs.append(session.print(module, generic=opts.generic, debuginfo=opts.debuginfo) if succeeded else b"")
+            if opts.timing:
+                output.error_line(_phase_report(session.phase_seconds))
             if opts.report_file or opts.memory_report:  # nothing else shows the records
                 session.name_locations(run.report)
             self.reports.append(run.report)
@@ -451,3 +453,16 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _phase_report(seconds: dict[str, float]) -> str:
+    """What `--mlir-timing` adds to MLIR's pass timing report: the time spent
+    reading and writing the text, which the pass manager does not see."""
+    rule = "===" + "-" * 73 + "==="
+    lines = [rule, "                      ... pto-opt input and output ...", rule]
+    lines.append("  ----Wall Time----  ----Name----")
+    total = sum(seconds.values()) or 1.0
+    for name, value in seconds.items():
+        lines.append(f"  {value:9.4f} ({100 * value / total:5.1f}%)  {name}")
+    lines.append(f"  {sum(seconds.values()):9.4f} (100.0%)  Total")
+    return "\n".join(lines)

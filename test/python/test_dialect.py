@@ -381,3 +381,24 @@ def test_low_precision_types_are_known():
     assert "!pto.hif8" in LOW_PRECISION and "f8E4M3FN" in LOW_PRECISION
     assert "f16" not in LOW_PRECISION
     assert _tile("!pto.tile_buf<vec, 16x32x!pto.hif8>").dtype == "!pto.hif8"
+
+
+# --- the dialect reference follows the tables -------------------------------------------------
+
+
+def test_docs_op_table_is_generated_from_the_op_table():
+    from pto_dialect.tools import op_docs
+
+    text = op_docs.DIALECT_MD.read_text()
+    assert text == op_docs.updated(text), "docs/dialect.md is stale: python -m pto_dialect.tools.op_docs --write"
+    for d in OPS:
+        assert f"| `{d.full_name}` |" in text, d.full_name
+
+
+def test_op_synopsis_reads_like_the_op():
+    from pto_dialect.tools.op_docs import synopsis
+
+    get = op_def("pto.multi_tile_get")
+    assert synopsis(get, get.formats[0]) == "%result = pto.multi_tile_get %source[%slot] {attrs} : type(source) -> type(result)"
+    add = op_def("pto.tadd")
+    assert synopsis(add, add.formats[0]) == "pto.tadd ins(%src0, %src1 : type(src0), type(src1)) outs(%dst : type(dst)) {attrs}"
