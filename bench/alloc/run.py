@@ -45,17 +45,19 @@ from pto_dialect.placement import Request, live_peak, place
 from pto_dialect.targets import space_spec
 from pto_dialect.types import MultiTileBufType, align_up, buffer_type
 
-SMALL = '!pto.tile_buf<"vec", array<i64: 8, 8>, f16>'  # 128 bytes
-MID = '!pto.tile_buf<"vec", array<i64: 4, 24>, f16>'  # 192 bytes
-ACC = '!pto.tile_buf<"acc", array<i64: 4, 4>, f32>'  # 64 bytes, 512-aligned
-REGION = f"!pto.multi_tile_buf<{SMALL}, 2 : i64>"
+SMALL = "!pto.tile_buf<vec, 8x16xf16>"  # 256 bytes
+MID = "!pto.tile_buf<vec, 12x16xf16>"  # 384 bytes
+ACC = "!pto.tile_buf<acc, 4x8xf32>"  # 128 bytes, 512-aligned
+REGION = f"!pto.multi_tile_buf<{SMALL}, count=2>"
+PARTS = {SMALL: "!pto.partition_tensor_view<8x16xf16>", MID: "!pto.partition_tensor_view<12x16xf16>", ACC: "!pto.partition_tensor_view<4x8xf32>"}
+GM = {SMALL: "%gs", MID: "%gm", ACC: "%ga"}
 
 
 def kernel(n: int, seed: int = 0) -> str:
-    """A function with about n buffers, in groups of 10."""
+    """A function with about n buffers, in groups of 10 (ptoas syntax)."""
     rng = random.Random(seed)
     lines = [
-        "func.func @bench(%src: memref<64x64xf16>, %dst: memref<64x64xf16>, %asrc: memref<64x64xf32>) {",
+        f"func.func @bench(%gs: {PARTS[SMALL]}, %gm: {PARTS[MID]}, %ga: {PARTS[ACC]}) {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         "  %c2 = arith.constant 2 : index",
@@ -64,32 +66,28 @@ def kernel(n: int, seed: int = 0) -> str:
     count = 0
     long_lived: list[str] = []
 
-    def load(t: str, ty: str, row: str = "%c0") -> str:
-        mem = "memref<64x64xf32>" if ty == ACC else "memref<64x64xf16>"
-        src = "%asrc" if ty == ACC else "%src"
-        return f'"pto.tload"({src}, {row}, %c0, %{t}) : ({mem}, index, index, {ty}) -> ()'
+    def load(t: str, ty: str) -> str:
+        return f"pto.tload ins({GM[ty]} : {PARTS[ty]}) outs(%{t} : {ty})"
 
     def store(t: str, ty: str) -> str:
-        mem = "memref<64x64xf32>" if ty == ACC else "memref<64x64xf16>"
-        dst = "%asrc" if ty == ACC else "%dst"
-        return f'"pto.tstore"(%{t}, {dst}, %c0, %c0) : ({ty}, {mem}, index, index) -> ()'
+        return f"pto.tstore ins(%{t} : {ty}) outs({GM[ty]} : {PARTS[ty]})"
 
     g = 0
     while count < n:
         g += 1
         # a loop: a region, an accumulator (loop-carried), iteration-local tiles
-        lines.append(f'  %mb{g} = "pto.alloc_multi_tile"() : () -> {REGION}')
+        lines.append(f"  %mb{g} = pto.alloc_multi_tile : {REGION}")
         lines.append(f"  scf.for %i{g} = %c0 to %c4 step %c1 {{")
-        lines.append(f'    %acc{g} = "pto.alloc_tile"() : () -> {ACC}')
+        lines.append(f"    %acc{g} = pto.alloc_tile : {ACC}")
         lines.append(f"    %s{g} = arith.remui %i{g}, %c2 : index")
-        lines.append(f'    %x{g} = "pto.multi_tile_get"(%mb{g}, %s{g}) : ({REGION}, index) -> {SMALL}')
-        lines.append("    " + load(f"x{g}", SMALL, f"%i{g}"))
-        lines.append(f'    "pto.tadd"(%acc{g}, %acc{g}, %acc{g}) : ({ACC}, {ACC}, {ACC}) -> ()')
+        lines.append(f"    %x{g} = pto.multi_tile_get %mb{g}[%s{g}] : {REGION} -> {SMALL}")
+        lines.append("    " + load(f"x{g}", SMALL))
+        lines.append(f"    pto.tadd ins(%acc{g}, %acc{g} : {ACC}, {ACC}) outs(%acc{g} : {ACC})")
         prev = f"x{g}"
         for k in range(3):
             t = f"l{g}_{k}"
-            lines.append(f'    %{t} = "pto.alloc_tile"() : () -> {SMALL}')
-            lines.append(f'    "pto.texp"(%{prev}, %{t}) : ({SMALL}, {SMALL}) -> ()')
+            lines.append(f"    %{t} = pto.alloc_tile : {SMALL}")
+            lines.append(f"    pto.texp ins(%{prev} : {SMALL}) outs(%{t} : {SMALL})")
             prev = t
         lines.append("    " + store(prev, SMALL))
         lines.append("  }")
@@ -99,7 +97,7 @@ def kernel(n: int, seed: int = 0) -> str:
         for k in range(4):
             ty = rng.choice([SMALL, MID])
             t = f"c{g}_{k}"
-            lines.append(f'  %{t} = "pto.alloc_tile"() : () -> {ty}')
+            lines.append(f"  %{t} = pto.alloc_tile : {ty}")
             lines.append("  " + load(t, ty))
             if prev is not None:
                 lines.append("  " + store(prev, prev_ty))
@@ -108,7 +106,7 @@ def kernel(n: int, seed: int = 0) -> str:
         count += 4
         # now and then a tile that stays live for a while
         t = f"keep{g}"
-        lines.append(f'  %{t} = "pto.alloc_tile"() : () -> {MID}')
+        lines.append(f"  %{t} = pto.alloc_tile : {MID}")
         lines.append("  " + load(t, MID))
         long_lived.append(t)
         count += 1
@@ -150,7 +148,7 @@ def measure(n: int, repeat: int) -> dict:
     text = kernel(n)
     with ir.Context() as ctx, ir.Location.unknown():
         pto_dialect.load_dialect(ctx)
-        module = ir.Module.parse(text)
+        module = ir.Module.parse(pto_dialect.to_generic(text))
         func = module.body.operations[0].operation
         live = function_liveness(func)
         buffers = len(live.buffers)
@@ -159,10 +157,10 @@ def measure(n: int, repeat: int) -> dict:
         per_space: dict[str, list[Request]] = {}
         for i, r in enumerate(live.buffers):
             view = buffer_type(r.alloc.results[0].type)
-            align = space_spec("a3", view.loc).alignment
+            align = space_spec("a2a3", view.loc).alignment
             size = view.region_bytes(align) if isinstance(view, MultiTileBufType) else view.nbytes
             per_space.setdefault(view.loc, []).append(Request(i, size, r.start, r.end))
-        align = {s: space_spec("a3", s).alignment for s in per_space}
+        align = {s: space_spec("a2a3", s).alignment for s in per_space}
         t_place = best_of(repeat, lambda: [place(reqs, align[s]) for s, reqs in per_space.items()])
         quality = {}
         for s, reqs in per_space.items():
@@ -172,7 +170,7 @@ def measure(n: int, repeat: int) -> dict:
     def whole_pass(verify: bool) -> float:
         with ir.Context() as ctx, ir.Location.unknown():
             pto_dialect.load_dialect(ctx)
-            m = ir.Module.parse(text)
+            m = ir.Module.parse(pto_dialect.to_generic(text))
             start = time.perf_counter()
             pto_dialect.run_passes(m, "pto-allocate-memory-addr", verify_each=verify)
             return time.perf_counter() - start
@@ -211,10 +209,7 @@ def main(argv=None) -> int:
         print(f"{r['n']:>8} " + " ".join(f"{r[k]:>13.3f}" for k in keys) + f"  {q}")
     if len(rows) >= 2:
         ns = [r["n"] for r in rows]
-        print(
-            "growth exponent (time ~ n^k): "
-            + ", ".join(f"{key} k = {exponent(ns, [r[key] for r in rows]):.2f}" for key in keys)
-        )
+        print("growth exponent (time ~ n^k): " + ", ".join(f"{key} k = {exponent(ns, [r[key] for r in rows]):.2f}" for key in keys))
         for key in keys:
             per = [r[key] / r["n"] * 1e6 for r in rows]
             print(f"{key:>12}: " + ", ".join(f"{p:.1f} us/buffer at n={n}" for p, n in zip(per, ns)))

@@ -72,12 +72,12 @@ class Variant:
 
 
 KERNELS = [
-    Kernel("copy/scale (load-bound)", "examples/copy_scale.mlir", "copy_scale"),
-    Kernel("exp chain (compute-bound)", "examples/exp_chain.mlir", "exp_chain"),
-    Kernel("balanced", "examples/balanced.mlir", "balanced"),
-    Kernel("two-input add", "examples/double_buffer_add.mlir", "add"),
-    Kernel("matmul K-loop", "examples/matmul_kloop.mlir", "matmul"),
-    Kernel("matmul K-loop, spaces +left,right", "examples/matmul_kloop.mlir", "matmul", "vec,mat,left,right"),
+    Kernel("copy/scale (load-bound)", "examples/copy_scale.pto", "copy_scale"),
+    Kernel("exp chain (compute-bound)", "examples/exp_chain.pto", "exp_chain"),
+    Kernel("balanced", "examples/balanced.pto", "balanced"),
+    Kernel("two-input add", "examples/double_buffer_add.pto", "add"),
+    Kernel("matmul K-loop", "examples/matmul_kloop.pto", "matmul"),
+    Kernel("matmul K-loop, spaces +left,right", "examples/matmul_kloop.pto", "matmul", "vec,mat,left,right"),
 ]
 
 VARIANTS = [
@@ -168,10 +168,7 @@ def plain_table(results: list[Result]) -> str:
     width = max(len(r.kernel) for r in results)
     lines = [f"{'kernel':<{width}}  {'variant':<17} {'cycles':>7} {'bound':>7}  {'pipe':<4} {'eff':>5} {'speedup':>7}"]
     for r in results:
-        lines.append(
-            f"{r.kernel:<{width}}  {r.variant:<17} {r.cycles:>7} {r.lower_bound:>7}  {r.bound_pipe:<4} "
-            f"{100 * r.efficiency:>4.0f}% {r.speedup:>6.2f}x"
-        )
+        lines.append(f"{r.kernel:<{width}}  {r.variant:<17} {r.cycles:>7} {r.lower_bound:>7}  {r.bound_pipe:<4} {100 * r.efficiency:>4.0f}% {r.speedup:>6.2f}x")
     return "\n".join(lines)
 
 

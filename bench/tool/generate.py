@@ -60,8 +60,7 @@ def affine_kernel(loops: int) -> str:
             f"  %buf{i} = memref.alloc() : memref<16x64xf32, 1>",
             f"  %tag{i} = memref.alloc() : memref<1xi32>",
             f"  affine.for %i{i} = 0 to 16 {{",
-            f"    affine.dma_start %src[%i{i} * 16, 0], %buf{i}[0, 0], %tag{i}[0], %c1024"
-            " : memref<256x64xf32>, memref<16x64xf32, 1>, memref<1xi32>",
+            f"    affine.dma_start %src[%i{i} * 16, 0], %buf{i}[0, 0], %tag{i}[0], %c1024 : memref<256x64xf32>, memref<16x64xf32, 1>, memref<1xi32>",
             f"    affine.dma_wait %tag{i}[0], %c1024 : memref<1xi32>",
             f"    %v{i} = affine.load %buf{i}[0, 0] : memref<16x64xf32, 1>",
             f"    %e{i} = math.exp %v{i} : f32",

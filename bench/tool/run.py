@@ -153,8 +153,7 @@ def main() -> None:
             print(f"K={k}: " + ", ".join(f"{n} {results[n][-1]:.3f}s" for n in commands), file=sys.stderr, flush=True)
     rows = []
     header = (
-        f"{'K':>6} {'convert s':>10} {'pipeline s':>11} {'peer s':>8} {'floor s':>8} {'conv/peer':>10} {'pipe/peer':>10} "
-        f"{'conv/floor':>11} {'read+write':>11}"
+        f"{'K':>6} {'convert s':>10} {'pipeline s':>11} {'peer s':>8} {'floor s':>8} {'conv/peer':>10} {'pipe/peer':>10} {'conv/floor':>11} {'read+write':>11}"
     )
     print(header)
     for i, k in enumerate(sizes):
@@ -174,10 +173,7 @@ def main() -> None:
             "read_write_share_of_convert": shares[i],
         }
         rows.append(row)
-        print(
-            f"{k:>6} {c:>10.3f} {p:>11.3f} {peer:>8.3f} {floor:>8.3f} {c / peer:>9.2f}x {p / peer:>9.2f}x {c / floor:>10.2f}x"
-            f" {100 * shares[i]:>10.1f}%"
-        )
+        print(f"{k:>6} {c:>10.3f} {p:>11.3f} {peer:>8.3f} {floor:>8.3f} {c / peer:>9.2f}x {p / peer:>9.2f}x {c / floor:>10.2f}x {100 * shares[i]:>10.1f}%")
     exponents = {name: growth_exponent(sizes, times) for name, times in results.items()} if len(sizes) > 1 else {}
     if exponents:
         print("growth exponents: " + ", ".join(f"{n} {e:.2f}" for n, e in exponents.items()))
@@ -188,10 +184,7 @@ def main() -> None:
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
         }
-        args.json.write_text(
-            json.dumps({"machine": machine, "runs": args.runs, "env": env_note, "rows": rows, "exponents": exponents}, indent=2)
-            + "\n"
-        )
+        args.json.write_text(json.dumps({"machine": machine, "runs": args.runs, "env": env_note, "rows": rows, "exponents": exponents}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
