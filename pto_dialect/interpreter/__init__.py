@@ -5,8 +5,9 @@
 
 Modules, one concept each: `elements` (element types as numpy dtypes, bf16,
 conversions), `scalars` (arith semantics), `tile_ops` (what pto ops
-compute), `memory` (tile spaces, private buffers, poison), `trace` (the
-execution trace), `evaluator` (compiling and running functions), `inputs`
+compute), `memory` (global memory and its views, tile spaces, private
+buffers, valid shapes, storage order, poison), `trace` (the execution
+trace), `evaluator` (compiling and running functions), `inputs`
 (naming and filling arguments), `execution` (one run and its results),
 `digest` and `compare` (summarising and comparing results).
 """

@@ -1,4 +1,4 @@
-"""Element types of tiles and memrefs as numpy arrays, and conversions
+"""Element types of tiles and global memory as numpy arrays, and conversions
 between them.
 
 Each element type has a *storage* dtype (the bytes in tile memory) and a
@@ -11,8 +11,8 @@ arithmetic wraps, as numpy's fixed-width arrays do.
 
 Conversions (`convert`, used by tcvt, matmul and scalar operands) follow
 arith's casts: float -> float rounds to nearest even; float -> int truncates
-toward zero and saturates (NaN gives 0), like the hardware's default
-conversion; int -> float rounds to nearest; int -> int wraps.
+toward zero (or rounds as `rounding` says: tcvt's round modes) and
+saturates (NaN gives 0); int -> float rounds to nearest; int -> int wraps.
 """
 
 from __future__ import annotations
@@ -80,9 +80,24 @@ def round_to(dtype: str, values: np.ndarray) -> np.ndarray:
     return np.asarray(values).astype(COMPUTE_DTYPES[dtype])
 
 
-def convert(values: np.ndarray, src: str, dst: str) -> np.ndarray:
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+FLOAT_TO_INT_ROUNDING = {
+    "trunc": np.trunc,
+    "rint": np.rint,  # to nearest, ties to even
+    "round": _round_half_away,  # to nearest, ties away from zero
+    "floor": np.floor,
+    "ceil": np.ceil,
+}
+"""How a float -> int conversion may round before it saturates."""
+
+
+def convert(values: np.ndarray, src: str, dst: str, rounding: str = "trunc") -> np.ndarray:
     """Compute-dtype values of element type `src` as element type `dst`
-    (in `dst`'s compute dtype), per the rules in the module docstring."""
+    (in `dst`'s compute dtype), per the rules in the module docstring;
+    `rounding` (a key of FLOAT_TO_INT_ROUNDING) is how float -> int rounds."""
     values = np.asarray(values)
     if src == dst:
         return values.astype(COMPUTE_DTYPES[dst], copy=False)
@@ -94,7 +109,7 @@ def convert(values: np.ndarray, src: str, dst: str) -> np.ndarray:
         return values.astype(COMPUTE_DTYPES[dst])
     width = INT_WIDTHS[dst]
     if is_float(src):
-        wide = np.trunc(values.astype(np.float64))
+        wide = FLOAT_TO_INT_ROUNDING[rounding](values.astype(np.float64))
         if width == 1:
             return (wide != 0).astype(np.bool_)
         lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1

@@ -4,7 +4,8 @@ Each function is compiled once, on its first call (compiler.py), into Python
 closures over a frame; what each op compiles to lives with its dialect
 (`pto_ops`, `arith_ops`, `control_ops`), the memory model in memory.py.
 Unknown ops are an error naming the op at its location, raised when the
-function containing it is compiled.
+function containing it is compiled; a pto op without semantics here (the
+syntax tier, and ops not executed yet) is one when it is reached.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ MAX_NESTING_DEPTH = 1000
 _FRAMES_PER_LEVEL = 4  # Python frames one nesting level costs (compiling: 3; running: 2)
 
 COMPILERS = {**pto_ops.COMPILERS, **arith_ops.COMPILERS, **control_ops.COMPILERS}
-"""Op name -> what it compiles to."""
+"""Op name -> what it compiles to (a pto op without semantics here compiles
+to a runtime error at it)."""
 
-SUPPORTED_OPS = frozenset(COMPILERS) | control_ops.TERMINATORS
-"""Every op name the interpreter executes."""
+SUPPORTED_OPS = frozenset(pto_ops.EXECUTED) | frozenset(arith_ops.COMPILERS) | frozenset(control_ops.COMPILERS) | control_ops.TERMINATORS
+"""Every op name (generic) the interpreter executes."""
 
 
 @dataclass(frozen=True)
@@ -127,17 +129,17 @@ class Interpreter:
 
     # -- diagnostics ----------------------------------------------------------------
 
-    def warn_unwritten(self, key: int, location: ir.Location, op: str, operand: str, ref: TileRef, count: int) -> None:
+    def warn_unwritten(self, key: int, location: ir.Location, op: str, operand: str, ref: TileRef, count: int, nbytes: int) -> None:
+        """Warn (once per op and operand) that `count` of the `nbytes` bytes
+        an op reads of tile `ref` were never written."""
         if (key, operand) in self._warned:
             return
         self._warned.add((key, operand))
-        start = ref.offset
         self.warnings.append(
             ExecutionWarning(
                 location,
-                f"'{op}' reads {count} of the {ref.layout.nbytes} bytes of operand '{operand}' "
-                f"({ref.storage.label} [{start}, {start + ref.layout.nbytes})) that were never written "
-                f"(they hold the poison pattern)",
+                f"'{op}' reads {count} of the {nbytes} bytes of operand '{operand}' "
+                f"({ref.describe()}) that were never written (they hold the poison pattern)",
             )
         )
 

@@ -12,19 +12,22 @@ from dataclasses import dataclass, field
 import numpy as np
 from mlir import ir
 
+from ..types import pto_type
 from .elements import bf16_bits_to_f32
 from .errors import InterpreterError
 from .evaluator import DEFAULT_MAX_OPS, ExecutionWarning, Interpreter
 from .inputs import DEFAULT_MAX_ARG_BYTES, arguments, make_arguments, resolve_values
-from .memory import GlobalBuffer, MultiTileRef, TileRef
+from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef
 from .scalars import float_name, int_width
 from .trace import TraceEvent
 
 
 @dataclass
 class BufferResult:
-    """A buffer after the run: a memref argument or a returned tile.
-    `array` holds the stored elements (bf16 as uint16 bit patterns)."""
+    """A buffer after the run: a global-memory argument (pointer, tensor
+    view, partition or memref) or a returned tile. `type` is its type's
+    ptoas spelling; `array` holds the stored elements (bf16 as uint16 bit
+    patterns; a pointer's buffer as far as its tensor views reached)."""
 
     name: str
     type: str
@@ -41,7 +44,7 @@ class BufferResult:
 class ScalarResult:
     name: str  # "return #k"
     type: str
-    value: int | float | str  # str: the name of a returned memref argument
+    value: int | float | str  # str: the name of a returned global-memory argument
 
 
 @dataclass
@@ -86,7 +89,8 @@ def execute(
     """Run `@function` of `module` on inputs filled from `seed`.
 
     `values` gives the scalar arguments by name (`n`, `%n` or `argK`), and
-    the shapes (tuples) of memref arguments with dynamic dimensions;
+    the shapes (tuples) of memref and tensor view arguments with dynamic
+    dimensions;
     `source_text` is the text the module was parsed from, which names the
     arguments (else they are `%arg0`, ...). Raises InterpreterError.
     """
@@ -100,23 +104,21 @@ def execute(
     # overflow to inf, NaN from poison and the like are the semantics, not news
     with np.errstate(all="ignore"), interp.deep_enough():
         returned = interp.call(function, runtime_args, func.location)
-    buffers = [_global_result(g, a.type) for g, a in zip(globals_, (a for a in args if isinstance(a.type, ir.MemRefType)))]
+    buffers = [BufferResult(g.name, g.type, g.dtype, g.array, g.written) for g in globals_]
     scalars: list[ScalarResult] = []
     result_types = list(ir.FunctionType(func.attributes["function_type"].value).results)
     for k, (value, t) in enumerate(zip(returned, result_types)):
         label = f"return #{k}"
+        spelled = str(pto_type(t) or t)
         if isinstance(value, TileRef):
-            buffers.append(BufferResult(label, str(t), value.layout.dtype, value.stored().copy(), True))
+            buffers.append(BufferResult(label, spelled, value.layout.dtype, value.elements().copy(), True))
         elif isinstance(value, MultiTileRef):
-            slots = np.stack([value.slot(i).stored() for i in range(value.count)])
-            buffers.append(BufferResult(label, str(t), value.slot_layout.dtype, slots, True))
-        elif isinstance(value, GlobalBuffer):
-            scalars.append(ScalarResult(label, str(t), value.name))
+            slots = np.stack([value.slot(i).elements() for i in range(value.count)])
+            buffers.append(BufferResult(label, spelled, value.slot_layout.dtype, slots, True))
+        elif isinstance(value, (GlobalBuffer, ViewRef)):
+            scalars.append(ScalarResult(label, spelled, value.name if isinstance(value, GlobalBuffer) else value.buffer.name))
         elif int_width(t) is not None or float_name(t) is not None:
-            scalars.append(ScalarResult(label, str(t), value))
+            scalars.append(ScalarResult(label, spelled, value))
     return Execution(function, interp.arch, seed, buffers, scalars, interp.warnings, interp.trace, interp.ops_executed)
 
-
-def _global_result(g: GlobalBuffer, t: ir.Type) -> BufferResult:
-    return BufferResult(g.name, str(t), g.dtype, g.array, g.written)
 

@@ -1,11 +1,16 @@
 """The inputs of an executed function: its arguments, named as written in
 the source, filled from a seed or given by the user.
 
-Memref arguments become numpy arrays filled from the seed (one generator per
-argument position, so the same seed gives the same inputs before and after a
-pass). Integer, index and float arguments take user values. A tile or
-multi-tile argument (a kernel called with tiles its caller owns) becomes a
-private buffer filled from the seed.
+Global-memory arguments become numpy arrays filled from the seed (one
+generator per argument position, so the same seed gives the same inputs
+before and after a pass): a memref, or a `!pto.tensor_view` /
+`!pto.partition_tensor_view` argument, holds its shape's elements (dynamic
+dimensions given by the user); a `!pto.ptr` argument is a 1-D buffer that
+grows as far as its tensor views reach, filled block by block from the
+seed so that an element's value depends only on its position, not on when
+the buffer grew. Integer, index and float arguments take user values. A
+tile or multi-tile argument (a kernel called with tiles its caller owns)
+becomes a private buffer filled from the seed.
 """
 
 from __future__ import annotations
@@ -17,18 +22,21 @@ import numpy as np
 from mlir import ir
 
 from ..diagnostics import location_position
-from ..types import multi_tile_type, tile_type
+from ..types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
-from .errors import InterpreterError
-from .memory import GlobalBuffer, Memory
+from .errors import InterpreterError, OpFault
+from .memory import GlobalBuffer, Memory, ViewRef
 from .scalars import float_name, int_width, wrap
 
-Value = int | float | tuple  # a scalar argument's value, or a memref argument's shape
+Value = int | float | tuple  # a scalar argument's value, or a GM argument's shape
 
 DEFAULT_MAX_ARG_BYTES = 256 << 20
-"""Largest total size of memref arguments a run allocates."""
+"""Largest total size of global-memory arguments a run allocates."""
 
-_SSA_NAME = re.compile(r"%[\w$.\-]+")
+FILL_BLOCK = 4096
+"""Elements of a pointer argument's buffer filled by one generator."""
+
+_ARG_DECL = re.compile(r"(%[\w$.\-]+)\s*:")
 
 # Values memref arguments are filled with: floats uniform in [-2, 2), rounded
 # to the type; integers uniform over a range the type holds.
@@ -45,19 +53,36 @@ class Argument:
 
 
 def arguments(func: ir.Operation, source_text: str | None) -> list[Argument]:
-    """The function's arguments with the names the source gives them (the
-    parser records each argument's position; its name is the SSA id there)."""
+    """The function's arguments with the names and positions the source
+    gives them.
+
+    The parser records each argument's line and column in the text it
+    parsed, which is the source translated to the generic form: lines are
+    the source's, columns are not (types get longer). So the k-th argument
+    on a line is the k-th `%name:` on that line of the source (on the
+    function's own line, after its `@name(`); its location is put there.
+    """
     block = func.regions[0].blocks[0]
     lines = source_text.split("\n") if source_text is not None else []
+    _, func_line, func_col = location_position(func.location)
+    positions = [location_position(arg.location) for arg in block.arguments]
     out = []
     for i, arg in enumerate(block.arguments):
-        name = f"%arg{i}"
-        _, line, col = location_position(arg.location)
+        name, location = f"%arg{i}", arg.location
+        file, line, col = positions[i]
         if 0 < line <= len(lines):
-            m = _SSA_NAME.match(lines[line - 1], max(col - 1, 0))
-            if m:
-                name = m.group(0)
-        out.append(Argument(i, name, arg.type, arg.location))
+            k = sum(1 for _, other_line, other_col in positions if other_line == line and other_col < col)
+            text = lines[line - 1]
+            start = 0
+            if line == func_line:
+                paren = text.find("(", max(func_col - 1, 0))
+                start = paren + 1 if paren >= 0 else 0
+            found = list(_ARG_DECL.finditer(text, start))
+            if k < len(found):
+                name = found[k].group(1)
+                if file is not None and found[k].start() + 1 != col:
+                    location = ir.Location.file(file, line, found[k].start() + 1, context=arg.location.context)
+        out.append(Argument(i, name, arg.type, location))
     return out
 
 
@@ -90,41 +115,114 @@ def fill(dtype: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
     return rng.integers(lo, hi, size=shape).astype(STORAGE_DTYPES[dtype])
 
 
-def _rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng([seed & ((1 << 64) - 1), index])
+def _rng(seed: int, *index: int) -> np.random.Generator:
+    return np.random.default_rng([seed & ((1 << 64) - 1), *index])
 
 
-def _memref(arg: Argument, seed: int, budget: list[int], shape_given: tuple[int, ...] | None) -> GlobalBuffer:
-    t = ir.MemRefType(arg.type)
-    dtype = element_name(t.element_type)
-    if dtype is None:
-        raise InterpreterError(arg.location, f"memref argument {arg.name}: element type {t.element_type} is not supported")
-    shape = tuple(t.shape)
-    if shape_given is not None:
-        fits = len(shape_given) == len(shape) and all(
-            ir.ShapedType.is_dynamic_size(d) or d == g for d, g in zip(shape, shape_given)
+class ArgumentBudget:
+    """What is left of the bytes global-memory arguments may take."""
+
+    def __init__(self, nbytes: int) -> None:
+        self.left = nbytes
+
+    def take(self, nbytes: int) -> bool:
+        self.left -= nbytes
+        return self.left >= 0
+
+
+def gm_kind(t: ir.Type) -> str | None:
+    """The kind of a global-memory argument type ("memref", "ptr",
+    "tensor_view" or "partition_tensor_view"), else None."""
+    if isinstance(t, ir.MemRefType):
+        return "memref"
+    view = pto_type(t)
+    if isinstance(view, PtrType):
+        return "ptr"
+    if isinstance(view, ViewType):
+        return view.kind
+    return None
+
+
+def _shape_of(arg: Argument, static: tuple[int, ...], dynamic: set[int], what: str, given: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The shape of a shaped GM argument: its type's, with the dynamic
+    dimensions (positions `dynamic`) the user gave."""
+    if given is not None:
+        fits = len(given) == len(static) and all(i in dynamic or d == g for i, (d, g) in enumerate(zip(static, given)))
+        if not fits or any(g < 0 for g in given):
+            raise InterpreterError(arg.location, f"shape {'x'.join(map(str, given))} given for {arg.name} does not fit its type {what}")
+        return given
+    if dynamic:
+        example = "x".join("N" if i in dynamic else str(d) for i, d in enumerate(static))
+        raise InterpreterError(
+            arg.location, f"argument {arg.name} of type {what} has a dynamic shape: give one with --arg {arg.name[1:]}={example}"
         )
-        if not fits or any(g < 0 for g in shape_given):
-            raise InterpreterError(
-                arg.location, f"shape {'x'.join(map(str, shape_given))} given for {arg.name} does not fit its type {t}"
-            )
-        shape = shape_given
-    elif not t.has_static_shape:
+    return static
+
+
+def _charge(arg: Argument, what: str, nbytes: int, budget: ArgumentBudget) -> None:
+    if not budget.take(nbytes):
         raise InterpreterError(
             arg.location,
-            f"memref argument {arg.name} of type {t} has a dynamic shape: give one with --arg {arg.name[1:]}=RxC",
+            f"argument {arg.name} of type {what} needs {nbytes} bytes, beyond the limit on argument memory "
+            f"(pto-run --max-arg-bytes raises it)",
         )
+
+
+def _shaped(arg: Argument, seed: int, budget: ArgumentBudget, given: tuple[int, ...] | None) -> GlobalBuffer:
+    """A memref, tensor view or partition argument: its elements, row-major."""
+    t = arg.type
+    if isinstance(t, ir.MemRefType):
+        what = str(t)
+        dtype = element_name(t.element_type)
+        static = tuple(t.shape)
+        dynamic = {i for i, d in enumerate(static) if ir.ShapedType.is_dynamic_size(d)}
+    else:
+        view = pto_type(t)
+        what = view.ptoas()
+        dtype = view.dtype if view.dtype in STORAGE_DTYPES else None
+        static = view.shape
+        dynamic = {i for i, d in enumerate(static) if d == DYNAMIC}
+    if dtype is None:
+        raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: its element type is not supported by pto-run")
+    shape = _shape_of(arg, static, dynamic, what, given)
     nbytes = STORAGE_DTYPES[dtype].itemsize
     for d in shape:
         nbytes *= d
-    budget[0] -= nbytes
-    if budget[0] < 0:
-        raise InterpreterError(
-            arg.location,
-            f"memref argument {arg.name} of type {t} needs {nbytes} bytes, beyond the limit on argument memory "
-            f"(pto-run --max-arg-bytes raises it)",
-        )
-    return GlobalBuffer(arg.name, dtype, fill(dtype, shape, _rng(seed, arg.index)))
+    _charge(arg, what, nbytes, budget)
+    return GlobalBuffer(arg.name, what, dtype, fill(dtype, shape, _rng(seed, arg.index)).reshape(-1), shape)
+
+
+def _pointer(arg: Argument, seed: int, budget: ArgumentBudget) -> GlobalBuffer:
+    """A `!pto.ptr` argument: empty until a tensor view reaches into it."""
+    ptr = pto_type(arg.type)
+    what = ptr.ptoas()
+    if ptr.space != "gm":
+        raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: pto-run provides pointers to global memory only")
+    dtype = ptr.dtype
+    if dtype not in STORAGE_DTYPES:
+        raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: its element type is not supported by pto-run")
+    storage = STORAGE_DTYPES[dtype]
+
+    def grow(flat: np.ndarray, elements: int) -> np.ndarray:
+        if not budget.take((elements - flat.size) * storage.itemsize):
+            raise OpFault(
+                f"a tensor view reaches {elements} elements of {arg.name} ({elements * storage.itemsize} bytes), "
+                f"beyond the limit on argument memory (pto-run --max-arg-bytes raises it)"
+            )
+        first, last = flat.size // FILL_BLOCK, (elements - 1) // FILL_BLOCK
+        blocks = [fill(dtype, (FILL_BLOCK,), _rng(seed, arg.index, k)) for k in range(first, last + 1)]
+        fresh = np.concatenate(blocks)[flat.size - first * FILL_BLOCK : elements - first * FILL_BLOCK]
+        return np.concatenate([flat, fresh.astype(storage, copy=False)])
+
+    return GlobalBuffer(arg.name, what, dtype, np.empty(0, dtype=storage), grow=grow)
+
+
+def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
 
 
 def _scalar(arg: Argument, given: dict[str, Value]) -> int | float:
@@ -146,21 +244,26 @@ def make_arguments(
     memory: Memory,
     max_arg_bytes: int = DEFAULT_MAX_ARG_BYTES,
 ) -> tuple[list, list[GlobalBuffer]]:
-    """Runtime values for `args` and the memref buffers among them.
+    """Runtime values for `args` and the global-memory buffers among them.
 
     `given` maps argument names (`%n`, see `resolve_values`) to the values
-    of scalar arguments and the shapes of dynamically shaped memrefs.
+    of scalar arguments and the shapes of dynamically shaped GM arguments.
     """
-    budget = [max_arg_bytes]
+    budget = ArgumentBudget(max_arg_bytes)
     values: list = []
     buffers: list[GlobalBuffer] = []
     for arg in args:
         t = arg.type
-        if isinstance(t, ir.MemRefType):
-            shape = given.get(arg.name)
-            buf = _memref(arg, seed, budget, shape if isinstance(shape, tuple) else None)
+        kind = gm_kind(t)
+        if kind == "ptr":
+            buf = _pointer(arg, seed, budget)
             buffers.append(buf)
             values.append(buf)
+        elif kind is not None:
+            shape = given.get(arg.name)
+            buf = _shaped(arg, seed, budget, shape if isinstance(shape, tuple) else None)
+            buffers.append(buf)
+            values.append(buf if kind == "memref" else ViewRef(buf, 0, buf.shape, _row_major(buf.shape), kind))
         elif int_width(t) is not None or float_name(t) is not None:
             values.append(_scalar(arg, given))
         elif tile_type(t) is not None:
@@ -175,23 +278,37 @@ def make_arguments(
                 slot.store(fill(slot.layout.dtype, slot.layout.shape, rng))
             values.append(mb)
         else:
-            raise InterpreterError(arg.location, f"argument {arg.name} has type {t}, which pto-run cannot provide")
+            view = pto_type(t)
+            raise InterpreterError(arg.location, f"argument {arg.name} has type {view or t}, which pto-run cannot provide")
     return values, buffers
+
+
+def _is_scalar(arg: Argument) -> bool:
+    return int_width(arg.type) is not None or float_name(arg.type) is not None
+
+
+def _is_shaped(arg: Argument) -> bool:
+    return gm_kind(arg.type) not in (None, "ptr")
 
 
 def resolve_values(args: list[Argument], given: dict[str, Value]) -> dict[str, Value]:
     """User values keyed by what the user wrote (`n`, `%n`, `arg2`) ->
-    keyed by argument name. Numbers go to scalar arguments, shapes (tuples)
-    to memref arguments."""
+    keyed by argument name. Numbers go to scalar arguments, shapes (tuples;
+    a single number for a rank-1 one) to memref and tensor view arguments."""
     out: dict[str, Value] = {}
     for key, value in given.items():
         arg = lookup(args, key)
-        scalar = arg is not None and (int_width(arg.type) is not None or float_name(arg.type) is not None)
-        memref = arg is not None and isinstance(arg.type, ir.MemRefType)
-        if isinstance(value, tuple) and not memref:
-            raise InterpreterError(None, f"--arg {key}: a shape is for a memref argument" + ("" if arg else "; the function has no argument of that name"))
-        if not isinstance(value, tuple) and not scalar:
-            scalar_names = [a.name[1:] for a in args if int_width(a.type) is not None or float_name(a.type) is not None]
+        shaped = arg is not None and _is_shaped(arg)
+        if shaped and isinstance(value, int) and not isinstance(value, bool):
+            value = (value,)
+        if isinstance(value, tuple) and not shaped:
+            raise InterpreterError(
+                None,
+                f"--arg {key}: a shape is for a memref or tensor view argument"
+                + ("" if arg else "; the function has no argument of that name"),
+            )
+        if not isinstance(value, tuple) and not (arg is not None and _is_scalar(arg)):
+            scalar_names = [a.name[1:] for a in args if _is_scalar(a)]
             raise InterpreterError(
                 None,
                 f"--arg {key}: the function has no integer, index or float argument of that name"

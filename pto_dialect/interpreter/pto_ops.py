@@ -1,13 +1,31 @@
-"""What the pto ops compile to: allocation and slot selection, tile loads and
-stores, and the compute ops, all reading and writing the memory model
-(memory.py) and computing with tile_ops.py.
+"""What the pto ops compile to: allocation, views (of tiles and of global
+memory), tile loads and stores, and the compute ops, all reading and
+writing the memory model (memory.py) and computing with tile_ops.py.
 
-Which operand an op reads and writes, and its pipe, come from the op
-catalogue, so the trace a timing model reads and the passes agree on what
-every op touches. Every compute op is one `_TileOp` skeleton: read the
-input tiles (warning once per op and operand about bytes never written),
-check their element types and shapes, compute, store the result, and record
-a trace event when the run keeps a trace (decided once, at compile time).
+Which operand is where (optional operands move the others), which an op
+reads and writes and its pipe all come from the op catalogue, per op
+instance (`CATALOGUE[name].layout(op)`), so the trace a timing model reads
+and the passes agree on what every op touches. Every data-moving op is one
+`_TileOp` skeleton: read its inputs (warning once per op and operand about
+bytes never written), check their element types and shapes, compute, store
+the result, and record a trace event when the run keeps a trace (decided
+once, at compile time).
+
+Valid shapes (docs/dialect.md, "Buffer semantics"): a tile's runtime value
+carries its valid region. Element-wise ops compute on the destination's
+valid region (the PTO ISA's iteration domain), reading the same elements of
+their sources, which must lie in the sources' valid regions (else a runtime
+error: the result would depend on bytes outside them); `tload`/`tstore`
+move a partition whose elements (as a matrix: rows = all dimensions but the
+last, cols = the last) are exactly the tile's valid region; a matmul
+computes M x N (M, K = the left tile's valid region, N = the right tile's
+valid columns; the right tile's valid rows and `acc_in`'s valid region must
+cover K x N and M x N). Bytes outside the region written keep what they
+held.
+
+A pto op with no semantics here (the syntax tier, and the semantic-tier ops
+not executed yet) compiles to a runtime error at the op naming it: the run
+stops when it reaches one.
 """
 
 from __future__ import annotations
@@ -17,112 +35,353 @@ from collections.abc import Callable
 import numpy as np
 from mlir import ir
 
+from ..allocs import alloc_operands
+from ..attributes import generic_value
 from ..catalogue import CATALOGUE
 from ..diagnostics import location_text
-from ..types import multi_tile_type, tile_type
+from ..ops import OPS, op_def
+from ..types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
 from . import tile_ops
-from .compiler import Compiler, Frame, Instr, guard, guard_at
+from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import to_compute, to_storage
-from .errors import OpFault
-from .memory import GlobalBuffer, TileRef
+from .errors import InterpreterError, OpFault
+from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef, check_valid, tile_layout, view_reach
 from .trace import TraceEvent
+
+
+def ptoas_name(name: str) -> str:
+    """The name users write (`pto.tmatmul.acc`) for a generic op name."""
+    definition = op_def(name)
+    return definition.full_name if definition is not None else name
 
 
 def _same_dtype_fault(op: str, a: str, b: str) -> OpFault:
     return OpFault(f"element types differ ({a} and {b}); '{op}' needs equal element types")
 
 
-def _check_same_shape(a: TileRef, b: TileRef) -> None:
-    if a.layout.shape != b.layout.shape:
-        raise OpFault(f"shapes differ ({a.layout.shape[0]}x{a.layout.shape[1]} and {b.layout.shape[0]}x{b.layout.shape[1]})")
+def _dims(shape) -> str:
+    return "x".join(map(str, shape))
 
 
-# --- buffers -------------------------------------------------------------------------
+def _enum_value(op: ir.Operation, name: str) -> str | None:
+    """The value of a `#pto` enum attribute of `op` (`atomic_add`), or None."""
+    attrs = op.attributes
+    if name not in attrs:
+        return None
+    parsed = generic_value(str(attrs[name]))
+    return parsed[1] if parsed else str(attrs[name])
+
+
+def _define_results(c: Compiler, op: ir.Operation) -> list[int]:
+    return [c.define(r) for r in op.results]
+
+
+def _not_executed(c: Compiler, op: ir.Operation, why: str) -> Instr:
+    """An instruction that stops the run at `op` with `why`."""
+    _define_results(c, op)
+    location = op.location
+    message = f"'{ptoas_name(op.name)}' {why}"
+
+    def run(frame: Frame) -> None:
+        raise InterpreterError(location, message)
+
+    return run
+
+
+def _compile_without_semantics(c: Compiler, op: ir.Operation) -> Instr:
+    definition = op_def(op.name)
+    if definition is not None and definition.tier == "syntax":
+        return _not_executed(c, op, "has no semantics in pto-run (the dialect reads, verifies and prints it only)")
+    return _not_executed(c, op, "is not executed by pto-run yet")
+
+
+# --- allocation and tile views ---------------------------------------------------------
+
+
+def _valid_source(c: Compiler, op: ir.Operation, tile, row: ir.Value | None, col: ir.Value | None) -> Callable[[Frame], tuple[int, int]]:
+    """How an alloc finds its valid shape: its valid_row/valid_col operands
+    for the type's `?` dimensions, the type for the others."""
+    dyn_row, dyn_col = tile.dynamic_valid
+    if (dyn_row and row is None) or (dyn_col and col is None):
+        raise InterpreterError(op.location, f"'{ptoas_name(op.name)}' of {tile.ptoas()} has no valid_row/valid_col operands for its '?' valid shape")
+    r_slot = c.use(row, op) if dyn_row else None
+    c_slot = c.use(col, op) if dyn_col else None
+    static_row, static_col = tile.valid
+
+    def valid(frame: Frame) -> tuple[int, int]:
+        rows = frame[r_slot] if r_slot is not None else static_row
+        cols = frame[c_slot] if c_slot is not None else static_col
+        return check_valid(tile, rows, cols)
+
+    return valid
 
 
 def _compile_alloc(c: Compiler, op: ir.Operation, view, make) -> Instr:
-    """An alloc: `make(key, view, addr)` builds its buffer (addr None: the
-    op's private buffer)."""
+    """An alloc: `make(key, view, addr, valid)` builds its buffer (addr
+    None: the op's private buffer)."""
     key = c.interp.new_key()
+    operands = alloc_operands(op)
+    slot_type = view if tile_type(op.results[0].type) is not None else view.slot
+    valid = _valid_source(c, op, slot_type, operands.valid_row, operands.valid_col)
+    addr = c.use(operands.addr, op) if operands.addr is not None else None
     result = c.define(op.results[0])
-    if len(op.operands):
-        addr = c.use(op.operands[0], op)
-        return lambda frame: frame.__setitem__(result, make(key, view, frame[addr]))
-    return lambda frame: frame.__setitem__(result, make(key, view, None))
+    if addr is not None:
+
+        def run(frame: Frame) -> None:
+            frame[result] = make(key, view, frame[addr], valid(frame))
+
+    else:
+
+        def run(frame: Frame) -> None:
+            frame[result] = make(key, view, None, valid(frame))
+
+    return guard_at(op.location, ptoas_name(op.name), run)
 
 
 def _compile_alloc_tile(c: Compiler, op: ir.Operation) -> Instr:
-    return guard(op, _compile_alloc(c, op, tile_type(op.results[0].type), c.interp.memory.tile))
+    return _compile_alloc(c, op, tile_type(op.results[0].type), c.interp.memory.tile)
 
 
 def _compile_alloc_multi_tile(c: Compiler, op: ir.Operation) -> Instr:
-    return guard(op, _compile_alloc(c, op, multi_tile_type(op.results[0].type), c.interp.memory.multi_tile))
+    return _compile_alloc(c, op, multi_tile_type(op.results[0].type), c.interp.memory.multi_tile)
+
+
+def _tile(value, operand: str) -> TileRef:
+    if not isinstance(value, TileRef):
+        raise OpFault(f"operand '{operand}' is not a tile")
+    return value
+
+
+def _view(value, operand: str) -> ViewRef:
+    if isinstance(value, GlobalBuffer):
+        raise OpFault(f"operand '{operand}' is a memref: pto ops reach global memory through tensor views and partitions")
+    if not isinstance(value, ViewRef):
+        raise OpFault(f"operand '{operand}' is not a tensor view or partition")
+    return value
+
+
+def _operand_slots(c: Compiler, op: ir.Operation, *names: str) -> list[int]:
+    """The frame slots of single operands, by name (the catalogue's layout)."""
+    layout = CATALOGUE[op.name].layout(op)
+    slots = c.uses(op)
+    return [slots[layout.index(n)] for n in names]
 
 
 def _compile_multi_tile_get(c: Compiler, op: ir.Operation) -> Instr:
-    mb, slot = c.uses(op)
+    mb, slot = _operand_slots(c, op, "source", "slot")
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
-        frame[result] = frame[mb].slot(frame[slot])
+        source = frame[mb]
+        if not isinstance(source, MultiTileRef):
+            raise OpFault("operand 'source' is not a multi-tile buffer")
+        frame[result] = source.slot(frame[slot])
 
-    return guard(op, run)
+    return guard_at(op.location, ptoas_name(op.name), run)
+
+
+def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
+    """A window of the source tile at `offsets`, `sizes` elements large:
+    the same bytes, with the source's strides. Its valid shape: the `valid`
+    operands, else the result type's, else (a `?` type without operands)
+    the part of the source's valid region the window covers."""
+    layout = CATALOGUE[op.name].layout(op)
+    slots = c.uses(op)
+    source = slots[layout.index("source")]
+    offsets = [slots[i] for i in layout.span("offsets")]
+    valid_slots = [slots[i] if i is not None else None for i in (layout.index("valid_row"), layout.index("valid_col"))]
+    result_type = tile_type(op.results[0].type)
+    source_type = tile_type(op.operands[layout.index("source")].type)
+    sizes = tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(op.attributes["sizes"]))
+    name = ptoas_name(op.name)
+    if len(offsets) != 2 or len(sizes) != 2:
+        raise InterpreterError(op.location, f"'{name}' needs two offsets and two sizes, got {len(offsets)} and {len(sizes)}")
+    if sizes != result_type.shape:
+        raise InterpreterError(op.location, f"'{name}': sizes [{sizes[0]}, {sizes[1]}] differ from the result type {result_type.ptoas()}")
+    if source_type is not None and source_type.dtype != result_type.dtype:
+        raise InterpreterError(op.location, f"'{name}': the result's element type {result_type.dtype} differs from the source's {source_type.dtype}")
+    result = c.define(op.results[0])
+
+    def run(frame: Frame) -> None:
+        src = _tile(frame[source], "source")
+        origin = (frame[offsets[0]], frame[offsets[1]])
+        rows, cols = src.layout.shape
+        r0, c0 = origin
+        if r0 < 0 or c0 < 0 or r0 + sizes[0] > rows or c0 + sizes[1] > cols:
+            raise OpFault(f"window [{r0}:{r0 + sizes[0]}, {c0}:{c0 + sizes[1]}] is out of bounds of the source tile ({rows}x{cols})")
+        region = []
+        for i in range(2):
+            if valid_slots[i] is not None:
+                region.append(frame[valid_slots[i]])
+            elif result_type.valid[i] != DYNAMIC:
+                region.append(result_type.valid[i])
+            else:
+                region.append(max(0, min(sizes[i], src.valid[i] - origin[i])))
+        valid = check_valid(result_type, *region)
+        rs, cs = src.strides
+        frame[result] = TileRef(src.storage, src.offset + r0 * rs + c0 * cs, tile_layout(result_type), valid, src.slot, src.strides)
+
+    return guard_at(op.location, name, run)
+
+
+def _compile_treshape(c: Compiler, op: ir.Operation) -> Instr:
+    """The source's bytes as another tile type (its own storage order)."""
+    (source,) = _operand_slots(c, op, "src")
+    result_type = tile_type(op.results[0].type)
+    name = ptoas_name(op.name)
+    if result_type is None:
+        return _not_executed(c, op, "of a tensor view is not executed by pto-run yet")
+    result = c.define(op.results[0])
+
+    def run(frame: Frame) -> None:
+        src = _tile(frame[source], "src")
+        layout = tile_layout(result_type)
+        lo, hi = src.span
+        if layout.nbytes > hi - lo:
+            raise OpFault(f"the result type {result_type.ptoas()} spans {layout.nbytes} bytes, more than its source's {hi - lo}")
+        if result_type.dynamic_valid == (False, False):
+            valid = result_type.valid
+        elif layout.shape == src.layout.shape:
+            valid = src.valid
+        else:
+            valid = layout.shape
+        frame[result] = TileRef(src.storage, src.offset, layout, valid, src.slot)
+
+    return guard_at(op.location, name, run)
+
+
+def _compile_set_validshape(c: Compiler, op: ir.Operation) -> Instr:
+    source, rows, cols = _operand_slots(c, op, "source", "valid_row", "valid_col")
+
+    def run(frame: Frame) -> None:
+        ref = _tile(frame[source], "source")
+        ref.valid = check_valid(ref.layout.tile, frame[rows], frame[cols])
+
+    return guard_at(op.location, ptoas_name(op.name), run)
+
+
+# --- global-memory views -------------------------------------------------------------------
+
+
+def _static_check(what: str, view: ViewType):
+    """A check that a runtime shape fits the view type's static dimensions
+    (None when every dimension is dynamic but the rank)."""
+    static = [(i, d) for i, d in enumerate(view.shape) if d != DYNAMIC]
+    rank = view.rank
+
+    def check(shape: tuple[int, ...]) -> None:
+        if len(shape) != rank or any(shape[i] != d for i, d in static):
+            raise OpFault(f"{what} [{', '.join(map(str, shape))}] do not match the result type {view.ptoas()}")
+
+    return check
+
+
+def _compile_make_tensor_view(c: Compiler, op: ir.Operation) -> Instr:
+    layout = CATALOGUE[op.name].layout(op)
+    slots = c.uses(op)
+    ptr = slots[layout.index("ptr")]
+    shape_slots = [slots[i] for i in layout.span("shape")]
+    stride_slots = [slots[i] for i in layout.span("strides")]
+    check = _static_check("shape", pto_type(op.results[0].type))
+    result = c.define(op.results[0])
+
+    def run(frame: Frame) -> None:
+        buf = frame[ptr]
+        if not isinstance(buf, GlobalBuffer):
+            raise OpFault("operand 'ptr' is not a pointer argument of the executed function")
+        shape = tuple(frame[s] for s in shape_slots)
+        strides = tuple(frame[s] for s in stride_slots)
+        if any(d < 0 for d in shape) or any(s < 0 for s in strides):
+            raise OpFault(f"shape [{', '.join(map(str, shape))}] and strides [{', '.join(map(str, strides))}] must not be negative")
+        check(shape)
+        buf.reach(view_reach(0, shape, strides))
+        frame[result] = ViewRef(buf, 0, shape, strides, "tensor_view")
+
+    return guard_at(op.location, ptoas_name(op.name), run)
+
+
+def _compile_partition_view(c: Compiler, op: ir.Operation) -> Instr:
+    layout = CATALOGUE[op.name].layout(op)
+    slots = c.uses(op)
+    source = slots[layout.index("source")]
+    offset_slots = [slots[i] for i in layout.span("offsets")]
+    size_slots = [slots[i] for i in layout.span("sizes")]
+    check = _static_check("sizes", pto_type(op.results[0].type))
+    result = c.define(op.results[0])
+
+    def run(frame: Frame) -> None:
+        src = _view(frame[source], "source")
+        offsets = tuple(frame[s] for s in offset_slots)
+        sizes = tuple(frame[s] for s in size_slots)
+        if len(offsets) != len(src.shape) or len(sizes) != len(src.shape):
+            raise OpFault(f"{len(offsets)} offsets and {len(sizes)} sizes for a view of rank {len(src.shape)}")
+        if any(o < 0 or n < 0 or o + n > d for o, n, d in zip(offsets, sizes, src.shape)):
+            block = ", ".join(f"{o}:{o + n}" for o, n in zip(offsets, sizes))
+            raise OpFault(f"partition [{block}] is out of bounds of {src.buffer.name}'s {src.kind} ({_dims(src.shape)})")
+        check(sizes)
+        offset = src.offset + sum(o * s for o, s in zip(offsets, src.strides))
+        frame[result] = ViewRef(src.buffer, offset, sizes, src.strides, "partition_tensor_view")
+
+    return guard_at(op.location, ptoas_name(op.name), run)
 
 
 # --- the skeleton of data-moving ops ---------------------------------------------------
 
 
 class _TileOp:
-    """One pto op that moves or computes tile data: its operand slots, the
-    checks on what it reads, and its trace events."""
+    """One pto op that moves or computes tile data: its operand slots (by
+    the catalogue's layout of this instance), the checks on what it reads,
+    and its trace events."""
 
     def __init__(self, c: Compiler, op: ir.Operation) -> None:
         self.interp = c.interp
         self.key = c.interp.new_key()
-        self.name = op.name
+        self.name = ptoas_name(op.name)
+        self.generic_name = op.name
         self.location = op.location
         self.spec = CATALOGUE[op.name]
+        self.layout = self.spec.layout(op)
         self.pipe = self.spec.pipe.value
         self.where = location_text(op.location)  # once: traces record it per execution
         self.slots = c.uses(op)
+        _define_results(c, op)  # an optional tensor result: never set (tiles are buffers)
         self.tracing = c.interp.trace is not None
+        self.reads = tuple(self.slots[i] for i in self.layout.reads)
+        self.writes = tuple(self.slots[i] for i in self.layout.writes)
 
-    def read(self, ref: TileRef, operand: str) -> np.ndarray:
-        """The stored elements of an input tile."""
-        missing = ref.unwritten_bytes()
-        if missing:
-            self.interp.warn_unwritten(self.key, self.location, self.name, operand, ref, missing)
-        return ref.stored()
+    def slot(self, operand: str) -> int | None:
+        """The frame slot of `operand`, or None when this instance lacks it."""
+        index = self.layout.index(operand)
+        return None if index is None else self.slots[index]
+
+    def present(self, *operands: str) -> list[str]:
+        """Which of these optional operands this instance has."""
+        return [o for o in operands if self.layout.index(o) is not None]
 
     def tile(self, frame: Frame, operand: str) -> TileRef:
-        ref = frame[self.slots[self.spec.index(operand)]]
-        if not isinstance(ref, TileRef):
-            raise OpFault(f"operand '{operand}' is not a tile")
-        return ref
+        return _tile(frame[self.slot(operand)], operand)
+
+    def read(self, ref: TileRef, operand: str, rows: int, cols: int) -> np.ndarray:
+        """A copy of elements [0, rows) x [0, cols) of an input tile, as
+        stored. They must lie in its valid region: an op reads no element
+        outside its sources' valid regions (the PTO ISA asks the sources to
+        be compatible with the op's domain; A2/A3 check they are equal)."""
+        vr, vc = ref.valid
+        if rows > vr or cols > vc:
+            raise OpFault(
+                f"operand '{operand}' has the valid region {vr}x{vc}, smaller than the {rows}x{cols} elements the op reads"
+            )
+        missing = ref.unwritten_bytes(rows, cols)
+        if missing:
+            self.interp.warn_unwritten(self.key, self.location, self.name, operand, ref, missing, rows * cols * ref.layout.itemsize)
+        return np.array(ref.region(rows, cols))
 
     def record(self, frame: Frame, elements: int, macs: int = 0) -> None:
         """Append the trace event of this execution: what the op reads and
         writes is the catalogue's, so the trace and the passes agree."""
-        spec = self.spec
         self.interp.trace.append(
-            TraceEvent(
-                self.name,
-                self.pipe,
-                self.where,
-                tuple(self._access(frame, i) for i in spec.read_indices),
-                tuple(self._access(frame, i) for i in spec.write_indices),
-                elements,
-                macs,
-            )
+            TraceEvent(self.name, self.pipe, self.where, _accesses(frame, self.reads), _accesses(frame, self.writes), elements, macs)
         )
-
-    def _access(self, frame: Frame, index: int):
-        value = frame[self.slots[index]]
-        if isinstance(value, GlobalBuffer):  # a tload/tstore block, the shape of its tile
-            tile = next(frame[s] for s in self.slots if isinstance(frame[s], TileRef))
-            row, col = frame[self.slots[self.spec.index("row")]], frame[self.slots[self.spec.index("col")]]
-            return value.access(row, col, *tile.layout.shape)
-        return value.access()
 
     def compile(self, body: Callable[[Frame], tuple[int, ...]]) -> Instr:
         """The op's closure: `body` does the work and returns what the trace
@@ -136,48 +395,82 @@ class _TileOp:
 
         return guard_at(self.location, self.name, traced)
 
+    def refuse(self, what: str) -> Instr:
+        """The op with a variant not executed yet: a runtime error."""
+        location, message = self.location, f"'{self.name}' {what} is not executed by pto-run yet"
 
-def _global(value, operand: str) -> GlobalBuffer:
-    if not isinstance(value, GlobalBuffer):
-        raise OpFault(f"operand '{operand}' is not a memref argument of the executed function")
-    return value
+        def run(frame: Frame) -> None:
+            raise InterpreterError(location, message)
+
+        return run
+
+
+def _accesses(frame: Frame, slots: tuple[int, ...]) -> tuple:
+    out: list = []
+    for s in slots:
+        value = frame[s]
+        if isinstance(value, (TileRef, ViewRef)):  # scalars move no buffer bytes
+            out.extend(value.accesses())
+    return tuple(out)
 
 
 # --- loads and stores -----------------------------------------------------------------
 
 
+def _check_block(v: ViewRef, t: TileRef, direction: str) -> tuple[int, int]:
+    rows, cols = v.matrix_shape
+    if (rows, cols) != t.valid:
+        raise OpFault(
+            f"the partition ({_dims(v.shape)}, {rows}x{cols} elements) does not match the valid region "
+            f"{t.valid[0]}x{t.valid[1]} of the tile it {direction}"
+        )
+    return rows, cols
+
+
 def _compile_tload(c: Compiler, op: ir.Operation) -> Instr:
     t = _TileOp(c, op)
-    src, row, col, _ = t.slots
+    extras = t.present("pad_value", "left_padding_num", "right_padding_num", "init_condition")
+    if extras or "pad_mode" in op.attributes:
+        return t.refuse("with padding (" + ", ".join(extras or ["pad_mode"]) + ")")
+    src, dst = t.slot("src"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        g = _global(frame[src], "src")
-        d = t.tile(frame, "dst")
-        layout = d.layout
-        if g.dtype != layout.dtype:
-            raise _same_dtype_fault(t.name, g.dtype, layout.dtype)
-        rows, cols = layout.shape
-        d.store(g.block(frame[row], frame[col], rows, cols))
-        return (layout.elements,)
+        v = _view(frame[src], "src")
+        d = _tile(frame[dst], "dst")
+        if v.buffer.dtype != d.layout.dtype:
+            raise _same_dtype_fault(t.name, v.buffer.dtype, d.layout.dtype)
+        rows, cols = _check_block(v, d, "is loaded into")
+        d.store(v.elements().reshape(rows, cols))
+        return (rows * cols,)
 
     return t.compile(body)
 
 
 def _compile_tstore(c: Compiler, op: ir.Operation) -> Instr:
     t = _TileOp(c, op)
-    _, dst, row, col = t.slots
+    extras = t.present("fp", "preQuantScalar")
+    if extras:
+        return t.refuse("with " + ", ".join(extras))
+    relu = _enum_value(op, "reluPreMode")
+    if relu not in (None, "no_relu"):
+        return t.refuse(f"with reluPreMode {relu}")
+    atomic = _enum_value(op, "atomicType") == "atomic_add"
+    src, dst = t.slot("src"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        s = t.tile(frame, "src")
-        g = _global(frame[dst], "dst")
-        layout = s.layout
-        if g.dtype != layout.dtype:
-            raise _same_dtype_fault(t.name, layout.dtype, g.dtype)
-        rows, cols = layout.shape
-        block = g.block(frame[row], frame[col], rows, cols)
-        block[...] = t.read(s, "src")
-        g.written = True
-        return (layout.elements,)
+        s = _tile(frame[src], "src")
+        v = _view(frame[dst], "dst")
+        dtype = s.layout.dtype
+        if v.buffer.dtype != dtype:
+            raise _same_dtype_fault(t.name, dtype, v.buffer.dtype)
+        rows, cols = _check_block(v, s, "is stored from")
+        values = t.read(s, "src", rows, cols).reshape(v.shape)
+        target = v.elements()
+        if atomic:  # global memory += the tile, in the element type
+            values = to_storage(dtype, tile_ops.binary("pto.tadd", dtype, to_compute(dtype, target), to_compute(dtype, values)))
+        target[...] = values
+        v.buffer.written = True
+        return (rows * cols,)
 
     return t.compile(body)
 
@@ -187,45 +480,58 @@ def _compile_tstore(c: Compiler, op: ir.Operation) -> Instr:
 
 def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     """Every element-wise op, by the kind tile_ops gives it: the inputs are
-    the catalogue's reads (a scalar operand `s` is a value, not a tile), the
-    output its one write. `same` ops need one element type throughout
-    (`tcvt` converts, `tmov` copies and also needs equal shapes)."""
+    the source tiles (a `scalar` operand is a value, not a tile), the output
+    `dst`, the domain dst's valid region. `same` ops need one element type
+    throughout (`tcvt` converts, `tmov` copies bit for bit)."""
     t = _TileOp(c, op)
     name = t.name
-    kind = tile_ops.kind(name)
-    inputs = t.spec.reads
-    (output,) = t.spec.writes
-    scalar = t.slots[t.spec.index("s")] if "s" in t.spec.operands else None
+    kind = tile_ops.kind(op.name)
+    if kind == tile_ops.MOVE:
+        extras = t.present("fp", "preQuantScalar")
+        relu = _enum_value(op, "reluPreMode")
+        if relu not in (None, "no_relu"):
+            extras.append(f"reluPreMode {relu}")
+        if "accToVecMode" in op.attributes:
+            extras.append("accToVecMode")
+        if extras:
+            return t.refuse("with " + ", ".join(extras))
+    rmode = _enum_value(op, "rmode") or tile_ops.DEFAULT_ROUND_MODE
+    if kind == tile_ops.CONVERT and _enum_value(op, "sat_mode") == "OFF":
+        return t.refuse("with satmode OFF")
+    inputs = ("src0", "src1") if kind == tile_ops.BINARY else ("src",)
+    in_slots = [t.slot(o) for o in inputs]
+    out = t.slot("dst")
+    scalar = t.slot("scalar") if kind == tile_ops.WITH_SCALAR else None
+    generic = op.name
 
     def body(frame: Frame) -> tuple[int]:
-        refs = [t.tile(frame, operand) for operand in inputs]
-        out = t.tile(frame, output)
-        dtype = out.layout.dtype
+        d = _tile(frame[out], "dst")
+        refs = [_tile(frame[s], o) for s, o in zip(in_slots, inputs)]
+        rows, cols = d.valid
+        dtype = d.layout.dtype
         if kind == tile_ops.MOVE:
             (src,) = refs
-            _check_same_shape(src, out)
             if src.layout.dtype != dtype:
                 raise _same_dtype_fault(name, src.layout.dtype, dtype)
-            out.store(t.read(src, inputs[0]))  # bit for bit: no conversion
-            return (out.layout.elements,)
+            d.store(t.read(src, "src", rows, cols))  # bit for bit: no conversion
+            return (rows * cols,)
         if kind == tile_ops.CONVERT:
             (src,) = refs
-            _check_same_shape(src, out)
-            values = to_compute(src.layout.dtype, t.read(src, inputs[0]))
-            out.store(to_storage(dtype, tile_ops.cvt(src.layout.dtype, dtype, values)))
-            return (out.layout.elements,)
-        if any(ref.layout.dtype != dtype for ref in refs):
-            first = refs[0].layout.dtype
-            raise _same_dtype_fault(name, first, refs[1].layout.dtype if first == dtype else dtype)
-        values = [to_compute(dtype, t.read(ref, operand)) for ref, operand in zip(refs, inputs)]
+            values = to_compute(src.layout.dtype, t.read(src, "src", rows, cols))
+            d.store(to_storage(dtype, tile_ops.cvt(src.layout.dtype, dtype, values, rmode)))
+            return (rows * cols,)
+        for ref in refs:
+            if ref.layout.dtype != dtype:
+                raise _same_dtype_fault(name, ref.layout.dtype, dtype)
+        values = [to_compute(dtype, t.read(ref, o, rows, cols)) for ref, o in zip(refs, inputs)]
         if kind == tile_ops.WITH_SCALAR:
-            result = tile_ops.with_scalar(name, dtype, values[0], frame[scalar])
+            result = tile_ops.with_scalar(generic, dtype, values[0], frame[scalar])
         elif kind == tile_ops.BINARY:
-            result = tile_ops.binary(name, dtype, *values)
+            result = tile_ops.binary(generic, dtype, *values)
         else:
-            result = tile_ops.unary(name, dtype, *values)
-        out.store(to_storage(dtype, result))
-        return (out.layout.elements,)
+            result = tile_ops.unary(generic, dtype, *values)
+        d.store(to_storage(dtype, result))
+        return (rows * cols,)
 
     return t.compile(body)
 
@@ -234,34 +540,58 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
 
 
 def _compile_matmul(c: Compiler, op: ir.Operation) -> Instr:
+    """dst = lhs @ rhs (`tmatmul.acc`: acc_in + lhs @ rhs) on M x K @ K x N:
+    M, K the left tile's valid region, N the right tile's valid columns.
+    `acc_in` is read before `dst` is written, so it may be `dst` itself."""
     t = _TileOp(c, op)
-    accumulate = t.name == "pto.tmatmul_acc"
-    out_name = t.spec.writes[0]
+    accumulate = op.name == "pto.tmatmul_acc"
+    lhs, rhs, dst = t.slot("lhs"), t.slot("rhs"), t.slot("dst")
+    acc_in = t.slot("acc_in") if accumulate else None
 
     def body(frame: Frame) -> tuple[int, int]:
-        rl, rr, rd = t.tile(frame, "lhs"), t.tile(frame, "rhs"), t.tile(frame, out_name)
+        rl, rr, rd = _tile(frame[lhs], "lhs"), _tile(frame[rhs], "rhs"), _tile(frame[dst], "dst")
         (m, k), (k2, n), (m2, n2) = rl.layout.shape, rr.layout.shape, rd.layout.shape
         if k != k2 or (m, n) != (m2, n2):
             raise OpFault(f"shapes do not agree: {m}x{k} @ {k2}x{n} into {m2}x{n2}")
         in_dtype, out_dtype = rl.layout.dtype, rd.layout.dtype
         if rr.layout.dtype != in_dtype:
             raise _same_dtype_fault(t.name, in_dtype, rr.layout.dtype)
-        vl = to_compute(in_dtype, t.read(rl, "lhs"))
-        vr = to_compute(in_dtype, t.read(rr, "rhs"))
-        acc = to_compute(out_dtype, t.read(rd, "acc")) if accumulate else None
+        rows, inner = rl.valid
+        cols = rr.valid[1]
+        vl = to_compute(in_dtype, t.read(rl, "lhs", rows, inner))
+        vr = to_compute(in_dtype, t.read(rr, "rhs", inner, cols))
+        acc = None
+        if accumulate:
+            ra = _tile(frame[acc_in], "acc_in")
+            if ra.layout.dtype != out_dtype:
+                raise _same_dtype_fault(t.name, ra.layout.dtype, out_dtype)
+            acc = to_compute(out_dtype, t.read(ra, "acc_in", rows, cols))
         rd.store(to_storage(out_dtype, tile_ops.matmul(in_dtype, out_dtype, vl, vr, acc)))
-        return (m * n, m * n * k)
+        return (rows * cols, rows * cols * inner)
 
     return t.compile(body)
 
 
-COMPILERS = {
+EXECUTED = {
     "pto.alloc_tile": _compile_alloc_tile,
     "pto.alloc_multi_tile": _compile_alloc_multi_tile,
     "pto.multi_tile_get": _compile_multi_tile_get,
+    "pto.subview": _compile_subview,
+    "pto.treshape": _compile_treshape,
+    "pto.set_validshape": _compile_set_validshape,
+    "pto.make_tensor_view": _compile_make_tensor_view,
+    "pto.partition_view": _compile_partition_view,
     "pto.tload": _compile_tload,
     "pto.tstore": _compile_tstore,
     **{n: _compile_elementwise for n in tile_ops.ELEMENTWISE_OPS},
     "pto.tmatmul": _compile_matmul,
     "pto.tmatmul_acc": _compile_matmul,
 }
+"""The pto ops the interpreter executes, by generic name."""
+
+COMPILERS = {
+    **{d.generic_name: _compile_without_semantics for d in OPS},
+    **EXECUTED,
+}
+"""Every pto op: what it compiles to (a runtime error for those without semantics here)."""
+

@@ -13,8 +13,13 @@ Choices where the contract is silent:
   (integers wrap, floats convert like `tcvt`).
 - `tmax`/`tmin` propagate NaN (numpy maximum/minimum).
 - matmul: float products are summed in float64 and rounded once to the
-  destination type (integers: summed in int64, wrapped); `tmatmul_acc` adds
+  destination type (integers: summed in int64, wrapped); `tmatmul.acc` adds
   the old accumulator before that one rounding.
+- `tcvt` rounds as its `rmode` says (ptoas's default CAST_RINT: to nearest,
+  ties to even; NONE rounds like RINT, as ptoas's CAST_NONE does when the
+  conversion loses precision); float -> int then saturates (NaN gives 0).
+  Only the to-nearest-even modes are modelled for conversions into a float
+  type; another mode there is a runtime error, as is ODD.
 """
 
 from __future__ import annotations
@@ -85,8 +90,35 @@ def unary(op: str, dtype: str, a: np.ndarray) -> np.ndarray:
     return _finish(dtype, np.maximum(a, zero))
 
 
-def cvt(src: str, dst: str, a: np.ndarray) -> np.ndarray:
+_FLOAT_TO_INT = {"RINT": "rint", "CAST_RINT": "rint", "NONE": "rint", "ROUND": "round", "FLOOR": "floor", "CEIL": "ceil", "TRUNC": "trunc"}
+_TO_NEAREST_EVEN = frozenset({"RINT", "CAST_RINT", "NONE"})
+
+DEFAULT_ROUND_MODE = "CAST_RINT"
+"""tcvt's `rmode` when the op has none (ptoas's default)."""
+
+
+def cvt(src: str, dst: str, a: np.ndarray, rmode: str = DEFAULT_ROUND_MODE) -> np.ndarray:
+    """`a` (of element type `src`) converted to `dst`, rounding per `rmode`."""
+    if is_float(src) and not is_float(dst):
+        rounding = _FLOAT_TO_INT.get(rmode)
+        if rounding is None:
+            raise OpFault(f"round mode {rmode} from {src} to {dst} is not executed by pto-run yet")
+        return convert(a, src, dst, rounding)
+    if is_float(dst) and rmode not in _TO_NEAREST_EVEN and not _exact(src, dst):
+        raise OpFault(f"round mode {rmode} from {src} to {dst} is not executed by pto-run yet (only RINT, CAST_RINT and NONE are)")
     return convert(a, src, dst)
+
+
+_FLOAT_BITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}  # significand bits
+_INT_BITS = {"i1": 1, "i8": 7, "i16": 15, "i32": 31, "i64": 63}  # magnitude bits
+
+
+def _exact(src: str, dst: str) -> bool:
+    """Whether every value of `src` is a value of float type `dst` (then
+    the round mode cannot matter)."""
+    if is_float(src):
+        return src == dst or (src in ("f16", "bf16") and dst in ("f32", "f64")) or (src == "f32" and dst == "f64")
+    return _INT_BITS[src] <= _FLOAT_BITS[dst]
 
 
 def matmul(

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..catalogue import Pipe
+from ..targets import canonical_arch
 
 if TYPE_CHECKING:
     from ..interpreter.trace import TraceEvent
@@ -70,7 +71,7 @@ class CostTable:
 _A2_A3 = {
     Pipe.MTE2.value: PipeCost(fixed=64, rate=64),
     Pipe.MTE1.value: PipeCost(fixed=16, rate=128),
-    Pipe.V.value: PipeCost(fixed=8, rate=256, op_factor={"pto.texp": 4}),
+    Pipe.V.value: PipeCost(fixed=8, rate=256, op_factor={"pto.texp": 4}),  # by ptoas op name, as the trace has them
     Pipe.M.value: PipeCost(fixed=16, rate=4096, work=MACS),
     Pipe.MTE3.value: PipeCost(fixed=32, rate=64),
 }
@@ -84,5 +85,6 @@ COST_TABLES: dict[str, CostTable] = {
 
 
 def cost_table(arch: str) -> CostTable:
-    """The parameter table of `arch` (one of targets.ARCHS)."""
-    return COST_TABLES[arch]
+    """The parameter table of `arch` (one of targets.ARCHS, or an alias
+    such as `a3`)."""
+    return COST_TABLES[canonical_arch(arch) or arch]

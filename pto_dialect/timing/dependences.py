@@ -1,7 +1,7 @@
 """Byte-range dependences between executed ops, for the timing model.
 
 An op depends on every earlier op that touched an overlapping byte range of
-the same buffer (memory space, private buffer or memref argument) where at
+the same buffer (memory space, private buffer or global-memory argument) where at
 least one of the two wrote: read-after-write, write-after-read,
 write-after-write. That is the ideal synchronisation ptoas aims to insert:
 no false dependences, none missing.
@@ -86,7 +86,7 @@ class ByteTimes:
 
 def byte_runs(access: Access) -> list[tuple[int, int]]:
     """The [start, stop) runs of an access, adjacent rows merged (a block
-    as wide as its memref is one run)."""
+    as wide as its matrix is one run)."""
     width = access.stop - access.start
     if access.rows == 1 or access.pitch == width:
         return [(access.start, access.start + width + (access.rows - 1) * access.pitch)]

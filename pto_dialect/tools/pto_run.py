@@ -4,8 +4,10 @@
             [--pass-pipeline P] [--compare-pipeline P2] [--save OUT.npz]
             [--cycles] [--timeline OUT.png|OUT.json]
 
-Parses and verifies FILE, runs pipeline P on it (if given), executes @NAME
-on memref arguments filled from the seed and prints a digest of the results.
+Parses and verifies FILE (ptoas syntax or the generic form), runs pipeline
+P on it (if given), executes @NAME on global-memory arguments (pointers,
+tensor views, partitions) filled from the seed and prints a digest of the
+results.
 With --compare-pipeline it also runs P2 on a copy, executes that on the same
 inputs and exits 1 at the first bit that differs. Every problem (parse
 error, pass failure, runtime error) is a `file:line:col: error:` diagnostic
@@ -41,7 +43,7 @@ def _arg_value(text: str) -> tuple[str, int | float | tuple[int, ...]]:
     if not eq or not name:
         raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
     if "x" in raw and all(part.isdigit() for part in raw.split("x")):
-        return name, tuple(int(part) for part in raw.split("x"))  # the shape of a dynamic memref
+        return name, tuple(int(part) for part in raw.split("x"))  # the shape of a dynamically shaped view
     try:
         return name, int(raw, 0)
     except ValueError:
@@ -81,9 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=INT",
         action="append",
         default=[],
-        help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped memref; NAME as written (n or %%n) or argK",
+        help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped tensor view (or memref) "
+        "argument; NAME as written (n or %%n) or argK",
     )
-    p.add_argument("--seed", type=_int, default=0, help="seed of the memref argument contents (default 0)")
+    p.add_argument("--seed", type=_int, default=0, help="seed of the global-memory argument contents (default 0)")
     p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
     p.add_argument("--compare-pipeline", metavar="P2", help="also run P2 and execute again on the same inputs; exit 1 on any difference")
     p.add_argument("--save", metavar="OUT.npz", help="save the result buffers (with --compare-pipeline: before/NAME and after/NAME)")
@@ -102,7 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})"
     )
     p.add_argument(
-        "--max-arg-bytes", type=_nonnegative, default=DEFAULT_MAX_ARG_BYTES, help=f"largest total size of memref arguments (default {DEFAULT_MAX_ARG_BYTES})"
+        "--max-arg-bytes",
+        type=_nonnegative,
+        default=DEFAULT_MAX_ARG_BYTES,
+        help=f"largest total size of global-memory arguments (default {DEFAULT_MAX_ARG_BYTES})",
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p

@@ -1,5 +1,6 @@
-"""The reference interpreter: op semantics, the memory model, control flow,
-errors and the trace (pto_dialect.interpreter)."""
+"""The reference interpreter: op semantics, global memory through views, the
+memory model (valid shapes, storage order, aliasing), control flow, errors
+and the trace (pto_dialect.interpreter), on kernels in ptoas syntax."""
 
 from __future__ import annotations
 
@@ -7,30 +8,25 @@ import numpy as np
 import pytest
 from mlir import ir
 
-from pto_dialect.dialect import load_dialect
+from pto_dialect.api import parse
+from pto_dialect.diagnostics import location_position
 from pto_dialect.interpreter import InterpreterError, compare, execute
 from pto_dialect.interpreter.elements import bf16_bits_to_f32, convert, f32_to_bf16_bits
-from pto_dialect.interpreter.inputs import fill
-
-T = '!pto.tile_buf<"vec", array<i64: 4, 8>, {}>'
+from pto_dialect.interpreter.inputs import FILL_BLOCK, fill
 
 
 def run(text: str, func: str = "k", **kw):
-    with ir.Context() as ctx:
-        load_dialect(ctx)
-        module = ir.Module.parse(text)
+    with ir.Context():
+        module = parse(text)
         return execute(module.operation, func, source_text=text, **kw)
 
 
 def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
-    with ir.Context() as ctx:
-        load_dialect(ctx)
-        module = ir.Module.parse(text)
+    with ir.Context():
+        module = parse(text)
         with pytest.raises(InterpreterError) as info:
             execute(module.operation, func, source_text=text, **kw)
         err = info.value
-        from pto_dialect.diagnostics import location_position
-
         err.position = location_position(err.location) if err.location is not None else None
         return err
 
@@ -39,19 +35,26 @@ def buffer(execution, name: str):
     return next(b for b in execution.buffers if b.name == name)
 
 
-def elementwise_kernel(op: str, dtype: str, operands: str = "%a, %b, %d", extra_types: str = "") -> str:
-    t = T.format(dtype)
-    types = ", ".join([t] * operands.count("%")) if not extra_types else extra_types
+def tile(dtype: str, shape: str = "4x32", extra: str = "") -> str:
+    return f"!pto.tile_buf<vec, {shape}x{dtype}{extra}>"
+
+
+def view(dtype: str, shape: str = "4x32") -> str:
+    return f"!pto.partition_tensor_view<{shape}x{dtype}>"
+
+
+def elementwise_kernel(op: str, dtype: str) -> str:
+    """dst = op(A, B) on 4x32 tiles loaded from and stored to partition arguments."""
+    t, v = tile(dtype), view(dtype)
     return f"""
-func.func @k(%A: memref<4x8x{dtype}>, %B: memref<4x8x{dtype}>, %O: memref<4x8x{dtype}>) {{
-  %c0 = arith.constant 0 : index
-  %a = "pto.alloc_tile"() : () -> {t}
-  %b = "pto.alloc_tile"() : () -> {t}
-  %d = "pto.alloc_tile"() : () -> {t}
-  "pto.tload"(%A, %c0, %c0, %a) : (memref<4x8x{dtype}>, index, index, {t}) -> ()
-  "pto.tload"(%B, %c0, %c0, %b) : (memref<4x8x{dtype}>, index, index, {t}) -> ()
-  "pto.{op}"({operands}) : ({types}) -> ()
-  "pto.tstore"(%d, %O, %c0, %c0) : ({t}, memref<4x8x{dtype}>, index, index) -> ()
+func.func @k(%A: {v}, %B: {v}, %O: {v}) {{
+  %a = pto.alloc_tile : {t}
+  %b = pto.alloc_tile : {t}
+  %d = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%a : {t})
+  pto.tload ins(%B : {v}) outs(%b : {t})
+  pto.{op} ins(%a, %b : {t}, {t}) outs(%d : {t})
+  pto.tstore ins(%d : {t}) outs(%O : {v})
   return
 }}
 """
@@ -73,10 +76,13 @@ def test_bf16_rounds_to_nearest_even_and_keeps_nan_and_overflows_to_inf():
     assert np.signbit(back[5])
 
 
-def test_float_to_int_conversion_truncates_saturates_and_maps_nan_to_zero():
-    x = np.array([2.7, -2.7, 1e10, -1e10, np.nan], dtype=np.float32)
-    assert convert(x, "f32", "i32").tolist() == [2, -2, 2**31 - 1, -(2**31), 0]
-    assert convert(x, "f32", "i8").tolist() == [2, -2, 127, -128, 0]
+def test_float_to_int_conversion_rounds_as_asked_saturates_and_maps_nan_to_zero():
+    x = np.array([2.7, -2.7, 2.5, -2.5, 1e10, -1e10, np.nan], dtype=np.float32)
+    assert convert(x, "f32", "i32").tolist() == [2, -2, 2, -2, 2**31 - 1, -(2**31), 0]
+    assert convert(x, "f32", "i8").tolist() == [2, -2, 2, -2, 127, -128, 0]
+    assert convert(x, "f32", "i32", "rint").tolist()[:4] == [3, -3, 2, -2]
+    assert convert(x, "f32", "i32", "round").tolist()[:4] == [3, -3, 3, -3]
+    assert convert(x, "f32", "i32", "floor").tolist()[:4] == [2, -3, 2, -3]
 
 
 @pytest.mark.parametrize(
@@ -92,32 +98,29 @@ def test_float_to_int_conversion_truncates_saturates_and_maps_nan_to_zero():
     ],
 )
 def test_binary_ops_compute_in_the_element_type(op, dtype, reference):
-    text = elementwise_kernel(op, dtype)
-    r = run(text)
+    r = run(elementwise_kernel(op, dtype))
     a, b = buffer(r, "%A").values(), buffer(r, "%B").values()
     out = buffer(r, "%O")
     assert out.array.dtype == a.dtype
-    expected = reference(a, b)
-    assert np.array_equal(out.values(), expected)
+    assert np.array_equal(out.values(), reference(a, b))
 
 
 def test_f16_stays_f16():
     # 2048 + 1 is not representable in f16: the sum rounds back to 2048
-    text = """
-!t = !pto.tile_buf<"vec", array<i64: 1, 16>, f16>
-func.func @k(%O: memref<1x16xf16>) {
-  %c0 = arith.constant 0 : index
+    t, v = tile("f16", "1x16"), view("f16", "1x16")
+    text = f"""
+func.func @k(%O: {v}) {{
   %big = arith.constant 2048.0 : f16
   %one = arith.constant 1.0 : f16
-  %t = "pto.alloc_tile"() : () -> !t
-  "pto.tload"(%O, %c0, %c0, %t) : (memref<1x16xf16>, index, index, !t) -> ()
-  "pto.tmuls"(%t, %one, %t) : (!t, f16, !t) -> ()
-  "pto.tsub"(%t, %t, %t) : (!t, !t, !t) -> ()
-  "pto.tadds"(%t, %big, %t) : (!t, f16, !t) -> ()
-  "pto.tadds"(%t, %one, %t) : (!t, f16, !t) -> ()
-  "pto.tstore"(%t, %O, %c0, %c0) : (!t, memref<1x16xf16>, index, index) -> ()
+  %t = pto.alloc_tile : {t}
+  pto.tload ins(%O : {v}) outs(%t : {t})
+  pto.tmuls ins(%t, %one : {t}, f16) outs(%t : {t})
+  pto.tsub ins(%t, %t : {t}, {t}) outs(%t : {t})
+  pto.tadds ins(%t, %big : {t}, f16) outs(%t : {t})
+  pto.tadds ins(%t, %one : {t}, f16) outs(%t : {t})
+  pto.tstore ins(%t : {t}) outs(%O : {v})
   return
-}
+}}
 """
     out = buffer(run(text), "%O")
     assert out.array.dtype == np.float16
@@ -125,8 +128,7 @@ func.func @k(%O: memref<1x16xf16>) {
 
 
 def test_bf16_results_have_bf16_precision():
-    text = elementwise_kernel("tmul", "bf16")
-    r = run(text)
+    r = run(elementwise_kernel("tmul", "bf16"))
     a = bf16_bits_to_f32(buffer(r, "%A").array)
     b = bf16_bits_to_f32(buffer(r, "%B").array)
     out = buffer(r, "%O")
@@ -135,18 +137,17 @@ def test_bf16_results_have_bf16_precision():
 
 
 def test_integer_ops_wrap():
-    text = """
-!t = !pto.tile_buf<"vec", array<i64: 1, 32>, i8>
-func.func @k(%I: memref<1x32xi8>, %O: memref<1x32xi8>) {
-  %c0 = arith.constant 0 : index
+    t, v = tile("i8", "1x32"), view("i8", "1x32")
+    text = f"""
+func.func @k(%I: {v}, %O: {v}) {{
   %s = arith.constant 100 : i8
-  %t = "pto.alloc_tile"() : () -> !t
-  "pto.tload"(%I, %c0, %c0, %t) : (memref<1x32xi8>, index, index, !t) -> ()
-  "pto.tadds"(%t, %s, %t) : (!t, i8, !t) -> ()
-  "pto.tabs"(%t, %t) : (!t, !t) -> ()
-  "pto.tstore"(%t, %O, %c0, %c0) : (!t, memref<1x32xi8>, index, index) -> ()
+  %t = pto.alloc_tile : {t}
+  pto.tload ins(%I : {v}) outs(%t : {t})
+  pto.tadds ins(%t, %s : {t}, i8) outs(%t : {t})
+  pto.tabs ins(%t : {t}) outs(%t : {t})
+  pto.tstore ins(%t : {t}) outs(%O : {v})
   return
-}
+}}
 """
     r = run(text)
     src = buffer(r, "%I").values().astype(np.int64)
@@ -157,20 +158,19 @@ func.func @k(%I: memref<1x32xi8>, %O: memref<1x32xi8>) {
 
 
 def test_unary_ops_and_scalar_ops():
-    t = T.format("f32")
+    t, v = tile("f32"), view("f32")
     text = f"""
-func.func @k(%A: memref<4x8xf32>, %E: memref<4x8xf32>, %R: memref<4x8xf32>, %S: memref<4x8xf32>) {{
-  %c0 = arith.constant 0 : index
+func.func @k(%A: {v}, %E: {v}, %R: {v}, %S: {v}) {{
   %half = arith.constant 0.5 : f32
-  %a = "pto.alloc_tile"() : () -> {t}
-  %e = "pto.alloc_tile"() : () -> {t}
-  "pto.tload"(%A, %c0, %c0, %a) : (memref<4x8xf32>, index, index, {t}) -> ()
-  "pto.texp"(%a, %e) : ({t}, {t}) -> ()
-  "pto.tstore"(%e, %E, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
-  "pto.trelu"(%a, %e) : ({t}, {t}) -> ()
-  "pto.tstore"(%e, %R, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
-  "pto.tmuls"(%a, %half, %e) : ({t}, f32, {t}) -> ()
-  "pto.tstore"(%e, %S, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
+  %a = pto.alloc_tile : {t}
+  %e = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%a : {t})
+  pto.texp ins(%a : {t}) outs(%e : {t})
+  pto.tstore ins(%e : {t}) outs(%E : {v})
+  pto.trelu ins(%a : {t}) outs(%e : {t})
+  pto.tstore ins(%e : {t}) outs(%R : {v})
+  pto.tmuls ins(%a, %half : {t}, f32) outs(%e : {t})
+  pto.tstore ins(%e : {t}) outs(%S : {v})
   return
 }}
 """
@@ -181,48 +181,75 @@ func.func @k(%A: memref<4x8xf32>, %E: memref<4x8xf32>, %R: memref<4x8xf32>, %S: 
     assert np.array_equal(buffer(r, "%S").values(), a * np.float32(0.5))
 
 
+def test_tcvt_rounds_ties_by_its_rmode():
+    # 2.5 and -2.5 everywhere: CAST_RINT (ptoas's default) gives 2 and -2,
+    # ROUND 3 and -3, CEIL 3 and -2
+    f, i, vf, vi = tile("f32", "1x8"), tile("i32", "1x8"), view("f32", "1x8"), view("i32", "1x8")
+    for rmode, pos, neg in [("", 2, -2), ("ROUND", 3, -3), ("CEIL", 3, -2)]:
+        attr = f" {{rmode = #pto<round_mode {rmode}>}}" if rmode else ""
+        text = f"""
+func.func @k(%A: {vf}, %P: {vi}, %N: {vi}) {{
+  %c = arith.constant 2.5 : f32
+  %m = arith.constant -2.5 : f32
+  %t = pto.alloc_tile : {f}
+  %u = pto.alloc_tile : {i}
+  pto.tload ins(%A : {vf}) outs(%t : {f})
+  pto.tsub ins(%t, %t : {f}, {f}) outs(%t : {f})
+  pto.tadds ins(%t, %c : {f}, f32) outs(%t : {f})
+  pto.tcvt ins(%t{attr} : {f}) outs(%u : {i})
+  pto.tstore ins(%u : {i}) outs(%P : {vi})
+  pto.tsub ins(%t, %t : {f}, {f}) outs(%t : {f})
+  pto.tadds ins(%t, %m : {f}, f32) outs(%t : {f})
+  pto.tcvt ins(%t{attr} : {f}) outs(%u : {i})
+  pto.tstore ins(%u : {i}) outs(%N : {vi})
+  return
+}}
+"""
+        r = run(text)
+        assert (buffer(r, "%P").values() == pos).all(), rmode
+        assert (buffer(r, "%N").values() == neg).all(), rmode
+
+
 def test_texp_on_integers_is_an_error():
-    t = T.format("i32")
+    t, v = tile("i32"), view("i32")
     text = f"""
-func.func @k(%A: memref<4x8xi32>) {{
-  %c0 = arith.constant 0 : index
-  %a = "pto.alloc_tile"() : () -> {t}
-  "pto.tload"(%A, %c0, %c0, %a) : (memref<4x8xi32>, index, index, {t}) -> ()
-  "pto.texp"(%a, %a) : ({t}, {t}) -> ()
+func.func @k(%A: {v}) {{
+  %a = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%a : {t})
+  pto.texp ins(%a : {t}) outs(%a : {t})
   return
 }}
 """
     err = run_error(text)
     assert "'pto.texp'" in err.message and "i32" in err.message
-    assert err.position[1] == 6
+    assert err.position[1] == 5
 
 
 MATMUL = """
-!m = !pto.tile_buf<"mat", array<i64: 8, 16>, {it}>
-!mb = !pto.tile_buf<"mat", array<i64: 16, 4>, {it}>
-!l = !pto.tile_buf<"left", array<i64: 8, 16>, {it}>
-!r = !pto.tile_buf<"right", array<i64: 16, 4>, {it}>
-!acc = !pto.tile_buf<"acc", array<i64: 8, 4>, {ot}>
-func.func @k(%A: memref<8x16x{it}>, %B: memref<16x4x{it}>, %O: memref<8x4x{ot}>) {{
-  %c0 = arith.constant 0 : index
-  %am = "pto.alloc_tile"() : () -> !m
-  %bm = "pto.alloc_tile"() : () -> !mb
-  "pto.tload"(%A, %c0, %c0, %am) : (memref<8x16x{it}>, index, index, !m) -> ()
-  "pto.tload"(%B, %c0, %c0, %bm) : (memref<16x4x{it}>, index, index, !mb) -> ()
-  %l = "pto.alloc_tile"() : () -> !l
-  %r = "pto.alloc_tile"() : () -> !r
-  "pto.tmov"(%am, %l) : (!m, !l) -> ()
-  "pto.tmov"(%bm, %r) : (!mb, !r) -> ()
-  %acc = "pto.alloc_tile"() : () -> !acc
-  "pto.tmatmul"(%l, %r, %acc) : (!l, !r, !acc) -> ()
-  "pto.tmatmul_acc"(%l, %r, %acc) : (!l, !r, !acc) -> ()
-  "pto.tstore"(%acc, %O, %c0, %c0) : (!acc, memref<8x4x{ot}>, index, index) -> ()
+!m = !pto.tile_buf<mat, 8x32x{it}>
+!mb = !pto.tile_buf<mat, 32x32x{it}>
+!l = !pto.tile_buf<left, 8x32x{it}>
+!r = !pto.tile_buf<right, 32x32x{it}>
+!acc = !pto.tile_buf<acc, 8x32x{ot}>
+func.func @k(%A: !pto.partition_tensor_view<8x32x{it}>, %B: !pto.partition_tensor_view<32x32x{it}>, %O: !pto.partition_tensor_view<8x32x{ot}>) {{
+  %am = pto.alloc_tile : !m
+  %bm = pto.alloc_tile : !mb
+  pto.tload ins(%A : !pto.partition_tensor_view<8x32x{it}>) outs(%am : !m)
+  pto.tload ins(%B : !pto.partition_tensor_view<32x32x{it}>) outs(%bm : !mb)
+  %l = pto.alloc_tile : !l
+  %r = pto.alloc_tile : !r
+  pto.tmov ins(%am : !m) outs(%l : !l)
+  pto.tmov ins(%bm : !mb) outs(%r : !r)
+  %acc = pto.alloc_tile : !acc
+  pto.tmatmul ins(%l, %r : !l, !r) outs(%acc : !acc)
+  pto.tmatmul.acc ins(%acc, %l, %r : !acc, !l, !r) outs(%acc : !acc)
+  pto.tstore ins(%acc : !acc) outs(%O : !pto.partition_tensor_view<8x32x{ot}>)
   return
 }}
 """
 
 
-def test_matmul_f16_into_f32_accumulates():
+def test_matmul_f16_into_f32_accumulates_in_place():
     r = run(MATMUL.format(it="f16", ot="f32"))
     a, b = buffer(r, "%A").values().astype(np.float64), buffer(r, "%B").values().astype(np.float64)
     product = a @ b
@@ -233,26 +260,358 @@ def test_matmul_f16_into_f32_accumulates():
 def test_matmul_i8_into_i32_wraps_like_int32():
     r = run(MATMUL.format(it="i8", ot="i32"))
     a, b = buffer(r, "%A").values().astype(np.int64), buffer(r, "%B").values().astype(np.int64)
-    expected = ((a @ b) * 2).astype(np.int32)
-    assert np.array_equal(buffer(r, "%O").values(), expected)
+    assert np.array_equal(buffer(r, "%O").values(), ((a @ b) * 2).astype(np.int32))
+
+
+def test_matmul_acc_reads_acc_in_from_another_tile_at_the_same_address():
+    # PyPTO's form: acc_in and dst are two allocs at one address; the
+    # accumulator is read before the result overwrites it.
+    text = MATMUL.format(it="f16", ot="f32").replace(
+        "  %acc = pto.alloc_tile : !acc\n",
+        "  %a0 = arith.constant 0 : i64\n  %acc = pto.alloc_tile addr = %a0 : !acc\n  %acc2 = pto.alloc_tile addr = %a0 : !acc\n",
+    ).replace("pto.tmatmul.acc ins(%acc, %l, %r : !acc, !l, !r) outs(%acc : !acc)", "pto.tmatmul.acc ins(%acc, %l, %r : !acc, !l, !r) outs(%acc2 : !acc)")
+    r = run(text)
+    a, b = buffer(r, "%A").values().astype(np.float64), buffer(r, "%B").values().astype(np.float64)
+    product = a @ b
+    assert np.array_equal(buffer(r, "%O").values(), (product.astype(np.float32).astype(np.float64) + product).astype(np.float32))
+
+
+def test_matmul_computes_on_the_valid_regions():
+    # M x K = 4 x 16 of the left tile, N = 8 of the right tile's columns:
+    # dst[:4, :8] = A[:4, :16] @ B[:16, :8]; the rest of dst keeps its bytes.
+    text = MATMUL.format(it="f32", ot="f32")
+    text = text.replace("!l = !pto.tile_buf<left, 8x32xf32>", "!l = !pto.tile_buf<left, 8x32xf32, valid=?x?>").replace(
+        "!r = !pto.tile_buf<right, 32x32xf32>", "!r = !pto.tile_buf<right, 32x32xf32, valid=32x?>"
+    )
+    text = text.replace(
+        "  %l = pto.alloc_tile : !l\n  %r = pto.alloc_tile : !r\n",
+        "  %c4 = arith.constant 4 : index\n  %c8 = arith.constant 8 : index\n  %c16 = arith.constant 16 : index\n"
+        "  %c32 = arith.constant 32 : index\n"
+        "  %l = pto.alloc_tile valid_row = %c8 valid_col = %c32 : !l\n  %r = pto.alloc_tile valid_col = %c32 : !r\n",
+    )
+    text = text.replace(
+        "  pto.tmatmul ins(%l, %r : !l, !r) outs(%acc : !acc)\n",
+        "  pto.tmatmul ins(%l, %r : !l, !r) outs(%acc : !acc)\n"
+        "  pto.set_validshape %l, %c4, %c16 : !l\n  pto.set_validshape %r, %c32, %c8 : !r\n",
+    )
+    r = run(text)
+    a, b = buffer(r, "%A").values().astype(np.float64), buffer(r, "%B").values().astype(np.float64)
+    full = (a @ b).astype(np.float32)
+    out = buffer(r, "%O").values()
+    corner = (a[:4, :16] @ b[:16, :8] + full[:4, :8].astype(np.float64)).astype(np.float32)
+    assert np.array_equal(out[:4, :8], corner)
+    assert np.array_equal(out[4:], full[4:]) and np.array_equal(out[:, 8:], full[:, 8:])
+
+
+# --- global memory through views ----------------------------------------------------------
+
+
+def test_a_pointer_buffer_is_as_long_as_its_views_reach_and_its_fill_does_not_depend_on_when_it_grew():
+    # %a reaches 3 * 16 + 31 + 1 = 80 elements, %b 8000: the buffer grows at
+    # the second view, across fill blocks.
+    small_first = """
+func.func @k(%P: !pto.ptr<f32>, %Q: !pto.ptr<f32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c250 = arith.constant 250 : index
+  %a = pto.make_tensor_view %P, shape = [%c4, %c32], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %b = pto.make_tensor_view %P, shape = [%c250, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+  %q = pto.make_tensor_view %Q, shape = [%c4, %c32], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  return
+}
+"""
+    r = run(small_first)
+    assert FILL_BLOCK < 8000
+    assert buffer(r, "%P").array.shape == (8000,)
+    assert buffer(r, "%Q").array.shape == (80,)
+    large_only = small_first.replace("  %a = pto.make_tensor_view %P, shape = [%c4, %c32], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n", "")
+    assert np.array_equal(run(large_only).buffers[0].array, buffer(r, "%P").array)
+    # another argument position (or another seed) is other data
+    assert not np.array_equal(buffer(r, "%P").array[:80], buffer(r, "%Q").array)
+    assert not np.array_equal(run(small_first, seed=1).buffers[0].array, buffer(r, "%P").array)
+
+
+def test_partition_views_are_strided_blocks_with_loop_dependent_offsets():
+    # Column block j of a 16x64 matrix (stride 64) into tile j, then stored
+    # transposed by rows into a second pointer.
+    t, pv = tile("f32", "16x16"), view("f32", "16x16")
+    text = f"""
+func.func @k(%A: !pto.ptr<f32>, %B: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %a = pto.make_tensor_view %A, shape = [%c16, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : !pto.tensor_view<?x?xf32>
+  %b = pto.make_tensor_view %B, shape = [%c64, %c16], strides = [%c16, %c1] {{layout = #pto.layout<nd>}} : !pto.tensor_view<?x?xf32>
+  scf.for %j = %c0 to %c4 step %c1 {{
+    %col = arith.muli %j, %c16 : index
+    %p = pto.partition_view %a, offsets = [%c0, %col], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> {pv}
+    %q = pto.partition_view %b, offsets = [%col, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> {pv}
+    %t = pto.alloc_tile : {t}
+    pto.tload ins(%p : {pv}) outs(%t : {t})
+    pto.tstore ins(%t : {t}) outs(%q : {pv})
+  }} {{pto.pipeline_stages = 2 : i64}}
+  return
+}}
+"""
+    r = run(text, trace=True)
+    a = buffer(r, "%A").values().reshape(16, 64)
+    b = buffer(r, "%B").values().reshape(64, 16)
+    assert np.array_equal(b, np.concatenate([a[:, 16 * j : 16 * j + 16] for j in range(4)]))
+    load = [e for e in r.trace if e.op == "pto.tload"][1]  # column block 1: 16 rows of 64 bytes, 256 apart
+    (gm,) = load.reads
+    assert (gm.buffer, gm.start, gm.stop, gm.rows, gm.pitch) == ("%A", 64, 128, 16, 256)
+    store = [e for e in r.trace if e.op == "pto.tstore"][1]  # rows 16..31 of %B: one run
+    assert [(a.start, a.stop, a.rows) for a in store.writes] == [(1024, 2048, 1)]
+
+
+def test_a_partition_out_of_bounds_is_an_error_naming_the_buffer():
+    text = """
+func.func @k(%A: !pto.ptr<f32>, %r: index, %c: index) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %a = pto.make_tensor_view %A, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %p = pto.partition_view %a, offsets = [%r, %c], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<4x8xf32>
+  return
+}
+"""
+    err = run_error(text, values={"r": 1, "c": 0})
+    assert err.message == "'pto.partition_view': partition [1:5, 0:8] is out of bounds of %A's tensor_view (4x8)"
+    assert err.position[1:] == (7, 8)
+    assert "partition [0:4, -1:7]" in run_error(text, values={"r": 0, "c": -1}).message
+    run(text, values={"r": 0, "c": 0})
+
+
+def test_a_partition_whose_shape_is_not_the_tiles_valid_region_is_an_error():
+    t = tile("f32", "8x32", ", valid=?x32")
+    text = f"""
+func.func @k(%A: !pto.partition_tensor_view<4x32xf32>, %rows: index) {{
+  %t = pto.alloc_tile valid_row = %rows : {t}
+  pto.tload ins(%A : !pto.partition_tensor_view<4x32xf32>) outs(%t : {t})
+  pto.tstore ins(%t : {t}) outs(%A : !pto.partition_tensor_view<4x32xf32>)
+  return
+}}
+"""
+    err = run_error(text, values={"rows": 8})
+    assert "does not match the valid region 8x32" in err.message and err.position[1] == 4
+    r = run(text, values={"rows": 4})
+    assert not r.warnings
+
+
+def test_a_rank_1_partition_is_one_row_and_a_rank_3_one_is_rows_of_its_last_dimension():
+    text = """
+func.func @k(%A: !pto.partition_tensor_view<8xf32>, %B: !pto.partition_tensor_view<2x2x8xf32>, %O: !pto.partition_tensor_view<2x2x8xf32>) {
+  %r = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+  pto.tload ins(%A : !pto.partition_tensor_view<8xf32>) outs(%r : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tload ins(%B : !pto.partition_tensor_view<2x2x8xf32>) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%O : !pto.partition_tensor_view<2x2x8xf32>)
+  return
+}
+"""
+    r = run(text)
+    assert np.array_equal(buffer(r, "%O").values(), buffer(r, "%B").values())
+
+
+def test_tstore_atomic_add_adds_to_global_memory():
+    t, v = tile("f32"), view("f32")
+    text = f"""
+func.func @k(%A: {v}, %O: {v}) {{
+  %t = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%t : {t})
+  pto.tstore ins(%t : {t}) outs(%O : {v}) {{atomicType = #pto<atomic_type atomic_add>}}
+  return
+}}
+"""
+    r = run(text)
+    inputs = run(text.replace(" {atomicType = #pto<atomic_type atomic_add>}", "").replace("outs(%O", "outs(%A"))
+    assert np.array_equal(buffer(r, "%O").values(), buffer(inputs, "%A").values() + buffer(inputs, "%O").values())
+
+
+# --- valid shapes, storage order, views ------------------------------------------------------
+
+
+def test_element_wise_ops_write_only_the_destinations_valid_region():
+    # %d (valid 2x16 of 4x32) aliases %full at the same address: tadd writes
+    # rows 0..1, columns 0..15; every other byte keeps the load of %B.
+    full, part, v = tile("f32"), tile("f32", "4x32", ", valid=?x?"), view("f32")
+    text = f"""
+func.func @k(%A: {v}, %B: {v}, %O: {v}) {{
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %at = arith.constant 4096 : i64
+  %a = pto.alloc_tile valid_row = %c4 valid_col = %c32 : {part}
+  pto.tload ins(%A : {v}) outs(%a : {part})
+  %full = pto.alloc_tile addr = %at : {full}
+  pto.tload ins(%B : {v}) outs(%full : {full})
+  %d = pto.alloc_tile addr = %at valid_row = %c2 valid_col = %c16 : {part}
+  pto.tadd ins(%a, %a : {part}, {part}) outs(%d : {part})
+  pto.tstore ins(%full : {full}) outs(%O : {v})
+  return
+}}
+"""
+    r = run(text)
+    a, b, o = (buffer(r, n).values() for n in ("%A", "%B", "%O"))
+    expected = b.copy()
+    expected[:2, :16] = a[:2, :16] * 2
+    assert np.array_equal(o, expected)
+    assert not r.warnings
+
+
+def test_a_source_whose_valid_region_does_not_cover_the_destinations_is_an_error():
+    # dst's valid region is the domain: reading rows of %a beyond its own
+    # valid region would make the result depend on bytes nobody defined.
+    t, v = tile("f32", "4x32", ", valid=?x32"), view("f32")
+    text = f"""
+func.func @k(%A: {v}, %r: index) {{
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %a = pto.alloc_tile valid_row = %c4 : {t}
+  pto.tload ins(%A : {v}) outs(%a : {t})
+  pto.set_validshape %a, %r, %c32 : {t}
+  %d = pto.alloc_tile valid_row = %c4 : {t}
+  pto.texp ins(%a : {t}) outs(%d : {t})
+  return
+}}
+"""
+    err = run_error(text, values={"r": 2})
+    assert err.message == "'pto.texp': operand 'src' has the valid region 2x32, smaller than the 4x32 elements the op reads"
+    assert err.position[1] == 9
+    run(text, values={"r": 4})
+
+
+def test_set_validshape_changes_the_region_ops_act_on():
+    t, v = tile("f32", "4x32", ", valid=?x?"), view("f32")
+    text = f"""
+func.func @k(%A: {v}, %O: {v}, %r: index, %c: index) {{
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %s = arith.constant 3.0 : f32
+  %t = pto.alloc_tile valid_row = %c4 valid_col = %c32 : {t}
+  pto.tload ins(%A : {v}) outs(%t : {t})
+  pto.set_validshape %t, %r, %c : {t}
+  pto.tmuls ins(%t, %s : {t}, f32) outs(%t : {t})
+  pto.set_validshape %t, %c4, %c32 : {t}
+  pto.tstore ins(%t : {t}) outs(%O : {v})
+  return
+}}
+"""
+    r = run(text, values={"r": 3, "c": 8})
+    a, o = buffer(r, "%A").values(), buffer(r, "%O").values()
+    expected = a.copy()
+    expected[:3, :8] *= np.float32(3)
+    assert np.array_equal(o, expected)
+    err = run_error(text, values={"r": 5, "c": 8})
+    assert "valid_row 5 is outside [0, 4]" in err.message and err.position[1] == 8
+
+
+def test_col_major_storage_aliased_through_treshape_is_the_transpose():
+    # Row-major 8x32: element (r, c) at r * 32 + c. The same bytes as a
+    # col-major 32x8 tile: element (r, c) at c * 32 + r, i.e. (c, r) of the first.
+    row, col = tile("f32", "8x32"), tile("f32", "32x8", ", blayout=col_major")
+    text = f"""
+func.func @k(%A: {view("f32", "8x32")}, %T: {view("f32", "32x8")}) {{
+  %t = pto.alloc_tile : {row}
+  pto.tload ins(%A : {view("f32", "8x32")}) outs(%t : {row})
+  %u = pto.treshape %t : {row} -> {col}
+  pto.tstore ins(%u : {col}) outs(%T : {view("f32", "32x8")})
+  return
+}}
+"""
+    r = run(text)
+    assert np.array_equal(buffer(r, "%T").values(), buffer(r, "%A").values().T)
+
+
+def test_col_major_tiles_at_one_address_alias_byte_exactly():
+    # A tile loaded as col-major 32x8 and read back as row-major 8x32 at the same address.
+    row, col = tile("f32", "8x32"), tile("f32", "32x8", ", blayout=col_major")
+    text = f"""
+func.func @k(%A: {view("f32", "32x8")}, %T: {view("f32", "8x32")}) {{
+  %at = arith.constant 1024 : i64
+  %u = pto.alloc_tile addr = %at : {col}
+  pto.tload ins(%A : {view("f32", "32x8")}) outs(%u : {col})
+  %t = pto.alloc_tile addr = %at : {row}
+  pto.tstore ins(%t : {row}) outs(%T : {view("f32", "8x32")})
+  return
+}}
+"""
+    r = run(text)
+    assert np.array_equal(buffer(r, "%T").values(), buffer(r, "%A").values().T)
+
+
+def test_a_subview_is_a_window_of_its_sources_bytes():
+    t, w, v = tile("f32", "8x32"), tile("f32", "4x8"), view("f32", "8x32")
+    text = f"""
+func.func @k(%A: {v}, %O: {v}, %i: index, %j: index) {{
+  %s = arith.constant 10.0 : f32
+  %t = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%t : {t})
+  %w = pto.subview %t[%i, %j] sizes [4, 8] : {t} -> {w}
+  pto.tadds ins(%w, %s : {w}, f32) outs(%w : {w})
+  pto.tstore ins(%t : {t}) outs(%O : {v})
+  return
+}}
+"""
+    r = run(text, values={"i": 2, "j": 16}, trace=True)
+    a, o = buffer(r, "%A").values(), buffer(r, "%O").values()
+    expected = a.copy()
+    expected[2:6, 16:24] += np.float32(10)
+    assert np.array_equal(o, expected)
+    (add,) = [e for e in r.trace if e.op == "pto.tadds"]
+    (window,) = add.writes  # 4 rows of 32 bytes, 128 apart, from byte (2 * 32 + 16) * 4
+    assert (window.start, window.stop, window.rows, window.pitch) == (320, 352, 4, 128)
+    assert "out of bounds of the source tile (8x32)" in run_error(text, values={"i": 5, "j": 0}).message
+
+
+def test_multi_tile_slots_take_the_regions_valid_shape():
+    t, v = tile("f32", "4x32", ", valid=?x?"), view("f32")
+    mb = f"!pto.multi_tile_buf<{t}, count=2>"
+    text = f"""
+func.func @k(%A: {v}, %O: {v}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c2 = arith.constant 2 : index
+  %full = pto.alloc_tile valid_row = %c4 valid_col = %c32 : {t}
+  pto.tload ins(%A : {v}) outs(%full : {t})
+  %mb = pto.alloc_multi_tile valid_row = %c2 valid_col = %c32 : {mb}
+  %s1 = pto.multi_tile_get %mb[%c1] : {mb} -> {t}
+  pto.tmov ins(%full : {t}) outs(%s1 : {t})
+  pto.tadd ins(%s1, %s1 : {t}, {t}) outs(%s1 : {t})
+  pto.set_validshape %full, %c2, %c32 : {t}
+  pto.tmov ins(%s1 : {t}) outs(%full : {t})
+  pto.set_validshape %full, %c4, %c32 : {t}
+  pto.tstore ins(%full : {t}) outs(%O : {v})
+  return
+}}
+"""
+    r = run(text)
+    a, o = buffer(r, "%A").values(), buffer(r, "%O").values()
+    assert np.array_equal(o[:2], a[:2] * 2) and np.array_equal(o[2:], a[2:])
 
 
 # --- memory model -----------------------------------------------------------------------
 
 
 def test_overlapping_addressed_tiles_clobber_each_other():
-    # %y starts 64 bytes (2 rows of 8 f32) into %x: writing %y changes rows 2..3 of %x
-    t = T.format("f32")
+    # %y starts 256 bytes (2 rows of 32 f32) into %x: writing %y changes rows 2..3 of %x
+    t, v = tile("f32"), view("f32")
     text = f"""
-func.func @k(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %O: memref<4x8xf32>) {{
-  %c0 = arith.constant 0 : index
+func.func @k(%A: {v}, %B: {v}, %O: {v}) {{
   %a0 = arith.constant 0 : i64
-  %a64 = arith.constant 64 : i64
-  %x = "pto.alloc_tile"(%a0) : (i64) -> {t}
-  %y = "pto.alloc_tile"(%a64) : (i64) -> {t}
-  "pto.tload"(%A, %c0, %c0, %x) : (memref<4x8xf32>, index, index, {t}) -> ()
-  "pto.tload"(%B, %c0, %c0, %y) : (memref<4x8xf32>, index, index, {t}) -> ()
-  "pto.tstore"(%x, %O, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
+  %a256 = arith.constant 256 : i64
+  %x = pto.alloc_tile addr = %a0 : {t}
+  %y = pto.alloc_tile addr = %a256 : {t}
+  pto.tload ins(%A : {v}) outs(%x : {t})
+  pto.tload ins(%B : {v}) outs(%y : {t})
+  pto.tstore ins(%x : {t}) outs(%O : {v})
   return
 }}
 """
@@ -264,20 +623,20 @@ func.func @k(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %O: memref<4x8xf32>) {{
 
 def test_an_unaddressed_tile_is_one_buffer_across_iterations():
     # the tile is loaded only in the first iteration; later ones find it
-    t = T.format("f32")
+    t, v = tile("f32"), view("f32")
     text = f"""
-func.func @k(%A: memref<4x8xf32>, %O: memref<4x8xf32>) {{
+func.func @k(%A: {v}, %O: {v}) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   scf.for %i = %c0 to %c3 step %c1 {{
-    %t = "pto.alloc_tile"() : () -> {t}
+    %t = pto.alloc_tile : {t}
     %first = arith.cmpi eq, %i, %c0 : index
     scf.if %first {{
-      "pto.tload"(%A, %c0, %c0, %t) : (memref<4x8xf32>, index, index, {t}) -> ()
+      pto.tload ins(%A : {v}) outs(%t : {t})
     }}
-    "pto.tadd"(%t, %t, %t) : ({t}, {t}, {t}) -> ()
-    "pto.tstore"(%t, %O, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
+    pto.tadd ins(%t, %t : {t}, {t}) outs(%t : {t})
+    pto.tstore ins(%t : {t}) outs(%O : {v})
   }}
   return
 }}
@@ -288,130 +647,97 @@ func.func @k(%A: memref<4x8xf32>, %O: memref<4x8xf32>) {{
 
 
 def test_reading_never_written_tile_memory_warns_at_the_op():
-    t = T.format("f32")
+    t, v = tile("f32"), view("f32")
     text = f"""
-func.func @k(%O: memref<4x8xf32>) {{
-  %c0 = arith.constant 0 : index
-  %t = "pto.alloc_tile"() : () -> {t}
-  "pto.tstore"(%t, %O, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
-  "pto.tstore"(%t, %O, %c0, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
+func.func @k(%O: {v}) {{
+  %t = pto.alloc_tile : {t}
+  pto.tstore ins(%t : {t}) outs(%O : {v})
+  pto.tstore ins(%t : {t}) outs(%O : {v})
   return
 }}
 """
     r = run(text)
     assert len(r.warnings) == 2  # once per op, not once per execution
-    from pto_dialect.diagnostics import location_position
-
-    assert [location_position(w.location)[1] for w in r.warnings] == [5, 6]
-    assert "never written" in r.warnings[0].message
+    assert [location_position(w.location)[1] for w in r.warnings] == [4, 5]
+    assert "reads 512 of the 512 bytes of operand 'src'" in r.warnings[0].message
     assert np.isnan(buffer(r, "%O").values()).all()  # the poison pattern is NaN for floats
 
 
 def test_multi_tile_slots_are_distinct_and_at_addr_plus_k_stride():
-    # 4x8xf16 = 64 bytes -> stride 64 in vec (align 32); slot 1 at 128 + 64
-    t = T.format("f16")
+    # 4x32xf16 = 256 bytes -> stride 256 in vec (align 32); slot 1 at 512 + 256
+    t, v = tile("f16"), view("f16")
+    mb = f"!pto.multi_tile_buf<{t}, count=2>"
     text = f"""
-func.func @k(%A: memref<8x8xf16>, %O: memref<8x8xf16>) {{
+func.func @k(%A: !pto.tensor_view<8x32xf16>, %O: !pto.tensor_view<8x32xf16>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %base = arith.constant 128 : i64
-  %at = arith.constant 192 : i64
-  %mb = "pto.alloc_multi_tile"(%base) : (i64) -> !pto.multi_tile_buf<{t}, 2 : i64>
-  %s0 = "pto.multi_tile_get"(%mb, %c0) : (!pto.multi_tile_buf<{t}, 2 : i64>, index) -> {t}
-  %s1 = "pto.multi_tile_get"(%mb, %c1) : (!pto.multi_tile_buf<{t}, 2 : i64>, index) -> {t}
-  %alias = "pto.alloc_tile"(%at) : (i64) -> {t}
-  "pto.tload"(%A, %c0, %c0, %s0) : (memref<8x8xf16>, index, index, {t}) -> ()
-  "pto.tload"(%A, %c4, %c0, %s1) : (memref<8x8xf16>, index, index, {t}) -> ()
-  "pto.tstore"(%alias, %O, %c0, %c0) : ({t}, memref<8x8xf16>, index, index) -> ()
-  "pto.tstore"(%s0, %O, %c4, %c0) : ({t}, memref<8x8xf16>, index, index) -> ()
+  %c32 = arith.constant 32 : index
+  %base = arith.constant 512 : i64
+  %at = arith.constant 768 : i64
+  %lo = pto.partition_view %A, offsets = [%c0, %c0], sizes = [%c4, %c32] : !pto.tensor_view<8x32xf16> -> {v}
+  %hi = pto.partition_view %A, offsets = [%c4, %c0], sizes = [%c4, %c32] : !pto.tensor_view<8x32xf16> -> {v}
+  %olo = pto.partition_view %O, offsets = [%c0, %c0], sizes = [%c4, %c32] : !pto.tensor_view<8x32xf16> -> {v}
+  %ohi = pto.partition_view %O, offsets = [%c4, %c0], sizes = [%c4, %c32] : !pto.tensor_view<8x32xf16> -> {v}
+  %mb = pto.alloc_multi_tile addr = %base : {mb}
+  %s0 = pto.multi_tile_get %mb[%c0] : {mb} -> {t}
+  %s1 = pto.multi_tile_get %mb[%c1] : {mb} -> {t}
+  %alias = pto.alloc_tile addr = %at : {t}
+  pto.tload ins(%lo : {v}) outs(%s0 : {t})
+  pto.tload ins(%hi : {v}) outs(%s1 : {t})
+  pto.tstore ins(%alias : {t}) outs(%olo : {v})
+  pto.tstore ins(%s0 : {t}) outs(%ohi : {v})
   return
 }}
 """
     r = run(text, trace=True)
     a, o = buffer(r, "%A").values(), buffer(r, "%O").values()
-    assert np.array_equal(o[:4], a[4:])  # the tile at 192 is slot 1
+    assert np.array_equal(o[:4], a[4:])  # the tile at 768 is slot 1
     assert np.array_equal(o[4:], a[:4])  # slot 0 kept its own data
-    slots = [e.writes[0].slot for e in r.trace if e.op == "pto.tload"]
-    assert slots == [0, 1]
-    assert [e.writes[0].start for e in r.trace if e.op == "pto.tload"] == [128, 192]
-
-
-def test_unaddressed_multi_tile_has_n_private_slots():
-    t = T.format("f32")
-    text = f"""
-func.func @k(%A: memref<8x8xf32>, %O: memref<8x8xf32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c4 = arith.constant 4 : index
-  %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<{t}, 2 : i64>
-  scf.for %i = %c0 to %c2 step %c1 {{
-    %s = "pto.multi_tile_get"(%mb, %i) : (!pto.multi_tile_buf<{t}, 2 : i64>, index) -> {t}
-    %r = arith.muli %i, %c4 : index
-    "pto.tload"(%A, %r, %c0, %s) : (memref<8x8xf32>, index, index, {t}) -> ()
-  }}
-  %s0 = "pto.multi_tile_get"(%mb, %c0) : (!pto.multi_tile_buf<{t}, 2 : i64>, index) -> {t}
-  %s1 = "pto.multi_tile_get"(%mb, %c1) : (!pto.multi_tile_buf<{t}, 2 : i64>, index) -> {t}
-  "pto.tstore"(%s1, %O, %c0, %c0) : ({t}, memref<8x8xf32>, index, index) -> ()
-  "pto.tstore"(%s0, %O, %c4, %c0) : ({t}, memref<8x8xf32>, index, index) -> ()
-  return
-}}
-"""
-    r = run(text)
-    a, o = buffer(r, "%A").values(), buffer(r, "%O").values()
-    assert np.array_equal(o[:4], a[4:]) and np.array_equal(o[4:], a[:4])
-
-
-@pytest.mark.parametrize(
-    "row, col, message",
-    [(1, 0, "block [1:5, 0:8] is out of bounds of %A (4x8)"), (0, -1, "block [0:4, -1:7]")],
-)
-def test_out_of_bounds_tload_is_an_error_at_the_op(row, col, message):
-    t = T.format("f32")
-    text = f"""
-func.func @k(%A: memref<4x8xf32>, %r: index, %c: index) {{
-  %t = "pto.alloc_tile"() : () -> {t}
-  "pto.tload"(%A, %r, %c, %t) : (memref<4x8xf32>, index, index, {t}) -> ()
-  return
-}}
-"""
-    err = run_error(text, values={"r": row, "c": col})
-    assert message in err.message
-    assert err.position[1:] == (4, 3)
-
-
-def test_out_of_bounds_tstore_is_an_error():
-    t = T.format("f32")
-    text = f"""
-func.func @k(%A: memref<4x8xf32>, %r: index) {{
-  %c0 = arith.constant 0 : index
-  %t = "pto.alloc_tile"() : () -> {t}
-  "pto.tload"(%A, %c0, %c0, %t) : (memref<4x8xf32>, index, index, {t}) -> ()
-  "pto.tstore"(%t, %A, %r, %c0) : ({t}, memref<4x8xf32>, index, index) -> ()
-  return
-}}
-"""
-    assert "'pto.tstore'" in run_error(text, values={"r": 2}).message
+    loads = [e for e in r.trace if e.op == "pto.tload"]
+    assert [e.writes[0].slot for e in loads] == [0, 1]
+    assert [e.writes[0].start for e in loads] == [512, 768]
 
 
 def test_slot_out_of_range_and_tile_beyond_space_are_errors():
-    t = T.format("f32")
+    t = tile("f32")
+    mb = f"!pto.multi_tile_buf<{t}, count=3>"
     text = f"""
 func.func @k(%k: index, %a: i64) {{
-  %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<{t}, 3 : i64>
-  %s = "pto.multi_tile_get"(%mb, %k) : (!pto.multi_tile_buf<{t}, 3 : i64>, index) -> {t}
-  %x = "pto.alloc_tile"(%a) : (i64) -> {t}
+  %mb = pto.alloc_multi_tile : {mb}
+  %s = pto.multi_tile_get %mb[%k] : {mb} -> {t}
+  %x = pto.alloc_tile addr = %a : {t}
   return
 }}
 """
     assert "slot 3 is out of range [0, 3)" in run_error(text, values={"k": 3, "a": 0}).message
     assert "slot -1" in run_error(text, values={"k": -1, "a": 0}).message
-    err = run_error(text, values={"k": 0, "a": 196608 - 96})
-    assert "beyond space \"vec\" (196608 bytes on a3)" in err.message and err.position[1] == 5
+    err = run_error(text, values={"k": 0, "a": 196608 - 256})
+    assert 'beyond space "vec" (196608 bytes on a2a3)' in err.message and err.position[1] == 5
     # a5 has a larger vec space: the same address fits
     a5 = 'module attributes {pto.target_arch = "a5"} {' + text + "}"
-    run(a5, values={"k": 0, "a": 196608 - 96})
+    run(a5, values={"k": 0, "a": 196608 - 256})
+
+
+# --- ops without semantics ---------------------------------------------------------------------
+
+
+def test_an_op_without_semantics_stops_the_run_where_it_is_reached():
+    t, v = tile("f32"), view("f32")
+    text = f"""
+func.func @k(%A: {v}, %go: i1) {{
+  %t = pto.alloc_tile : {t}
+  pto.tload ins(%A : {v}) outs(%t : {t})
+  scf.if %go {{
+    pto.tpush_to_aiv(%t : {t}) {{split = 0}}
+  }}
+  return
+}}
+"""
+    run(text, values={"go": 0})  # never reached: the run completes
+    err = run_error(text, values={"go": 1})
+    assert err.message == "'pto.tpush_to_aiv' has no semantics in pto-run (the dialect reads, verifies and prints it only)"
+    assert err.position[1:] == (6, 5)
 
 
 # --- control flow and scalars --------------------------------------------------------------
@@ -545,7 +871,7 @@ func.func @k(%a: index) -> index {
 
 def test_inputs_are_seeded_per_argument_and_named_from_the_source():
     text = """
-func.func @k(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %n: index) {
+func.func @k(%x: !pto.tensor_view<4x8xf32>, %y: !pto.tensor_view<4x8xf32>, %n: index) {
   return
 }
 """
@@ -556,6 +882,23 @@ func.func @k(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %n: index) {
     assert compare(a, b) is None
     assert compare(a, c) is not None
     assert not np.array_equal(a.buffers[0].array, a.buffers[1].array)
+
+
+def test_arguments_are_named_and_located_as_written_across_lines():
+    # ptoas-syntax types are longer in the generic form the parser reads:
+    # names and columns still come from the user's text.
+    text = """
+func.func @k(%in: !pto.ptr<f32>, %count: index,
+             %out: !pto.tensor_view<?x8xf32>, %scale: f32) {
+  return
+}
+"""
+    r = run(text, values={"count": 1, "scale": 2.0, "out": (4, 8)})
+    assert [b.name for b in r.buffers] == ["%in", "%out"]
+    err = run_error(text, values={"count": 1, "out": (4, 8)})
+    assert "no value for argument %scale" in err.message and err.position[1:] == (3, 47)
+    err = run_error(text, values={"count": 1, "scale": 2.0})
+    assert "give one with --arg out=Nx8" in err.message and err.position[1:] == (3, 14)
 
 
 def test_fill_covers_every_element_type():
@@ -575,6 +918,19 @@ func.func @k(%n: index) {
     assert "--arg m" in run_error(text, values={"n": 1, "m": 2}).message
 
 
+def test_pointer_buffers_count_against_the_argument_memory_limit():
+    text = """
+func.func @k(%P: !pto.ptr<f32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %a = pto.make_tensor_view %P, shape = [%n], strides = [%c1] : !pto.tensor_view<?xf32>
+  return
+}
+"""
+    run(text, values={"n": 1000}, max_arg_bytes=4000)
+    err = run_error(text, values={"n": 1001}, max_arg_bytes=4000)
+    assert "beyond the limit on argument memory" in err.message and err.position[1] == 4
+
+
 # --- trace and comparison --------------------------------------------------------------------
 
 
@@ -586,15 +942,15 @@ def test_trace_records_pipes_and_byte_ranges():
         ("pto.tmov", "MTE1"),
         ("pto.tmov", "MTE1"),
         ("pto.tmatmul", "M"),
-        ("pto.tmatmul_acc", "M"),
+        ("pto.tmatmul.acc", "M"),
         ("pto.tstore", "MTE3"),
     ]
     load_a = r.trace[0]
-    assert load_a.reads[0].buffer == "%A" and load_a.reads[0].rows == 8 and load_a.reads[0].pitch == 32
+    assert load_a.reads == (load_a.reads[0],) and load_a.reads[0].buffer == "%A" and load_a.reads[0].nbytes == 8 * 32 * 2
     mm_acc = r.trace[5]
-    assert mm_acc.macs == 8 * 4 * 16
-    assert mm_acc.writes[0] in mm_acc.reads  # the accumulator is read and written
-    assert r.trace[4].writes[0].overlaps(mm_acc.reads[2])
+    assert mm_acc.macs == 8 * 32 * 32
+    assert mm_acc.writes[0] == mm_acc.reads[0]  # acc_in and dst: the same bytes
+    assert r.trace[4].writes[0].overlaps(mm_acc.reads[0])
     assert not r.trace[0].writes[0].overlaps(r.trace[1].writes[0])
     assert run(MATMUL.format(it="f16", ot="f32")).trace is None
 

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pto_dialect.catalogue import CATALOGUE
-from pto_dialect.interpreter.trace import Access, TraceEvent
+from pto_dialect.interpreter.trace import Access, TraceEvent, block_accesses
+from pto_dialect.ops import ptoas_op_def
 from pto_dialect.timing import COST_TABLES, CostTable, PipeCost, cost_table, format_cycles, format_gain, schedule
 from pto_dialect.timing.costs import MACS
 from pto_dialect.timing.dependences import ByteTimes, DependenceTracker, byte_runs
@@ -32,7 +33,8 @@ UNIT = CostTable(
 
 
 def event(op: str, reads=(), writes=(), macs: int = 0) -> TraceEvent:
-    return TraceEvent(op, CATALOGUE[op].pipe.value, "t.mlir:1:1", tuple(reads), tuple(writes), 0, macs)
+    """A trace event of `op` (its ptoas name, as the interpreter records it)."""
+    return TraceEvent(op, CATALOGUE[ptoas_op_def(op).generic_name].pipe.value, "t.pto:1:1", tuple(reads), tuple(writes), 0, macs)
 
 
 def tile(buffer: str, start: int, nbytes: int, slot: int | None = None) -> Access:
@@ -99,7 +101,7 @@ def test_reads_do_not_order_reads():
 
 
 def test_buffers_are_separate_address_spaces():
-    # Same offsets in different buffers (a private buffer, another space, a memref) do not depend.
+    # Same offsets in different buffers (a private buffer, another space, a GM argument) do not depend.
     trace = [
         event("pto.texp", [tile("vec#1", 0, 64)], [tile("vec#2", 0, 64)]),
         event("pto.tload", [Access("%A", 0, 64)], [tile("vec", 0, 64)]),
@@ -128,8 +130,8 @@ def test_an_op_waits_for_every_earlier_op_it_depends_on_not_only_the_last():
     assert schedule(trace, UNIT).ops[2].start == 110
 
 
-def test_strided_memref_blocks_depend_only_where_rows_overlap():
-    # A 4-row block of a memref with 64-byte rows, 16 bytes wide at column byte 0,
+def test_strided_gm_blocks_depend_only_where_rows_overlap():
+    # A 4-row block of a GM matrix with 64-byte rows, 16 bytes wide at column byte 0,
     # and another at column byte 16: interleaved, never overlapping.
     left = Access("%A", 0, 16, rows=4, pitch=64)
     right = Access("%A", 16, 32, rows=4, pitch=64)
@@ -148,6 +150,41 @@ def test_byte_runs_merge_full_width_rows():
     assert byte_runs(Access("%A", 128, 192, rows=4, pitch=64)) == [(128, 384)]
     assert byte_runs(Access("%A", 0, 16, rows=2, pitch=64)) == [(0, 16), (64, 80)]
     assert byte_runs(Access("vec", 32, 96)) == [(32, 96)]
+
+
+def test_block_accesses_merge_contiguous_dimensions():
+    # a dense 16x8 f32 tile: one run
+    assert block_accesses("vec", 64, (16, 8), (32, 4), 4) == (Access("vec", 64, 576),)
+    # its valid 4x6 corner: 4 runs of 24 bytes, 32 apart
+    assert block_accesses("vec", 64, (4, 6), (32, 4), 4, slot=1) == (Access("vec", 64, 88, 4, 32, slot=1),)
+    # col-major (element (r, c) at c * rows + r): the valid 4x6 region is 6 columns of 4
+    assert block_accesses("vec", 0, (4, 6), (4, 64), 4) == (Access("vec", 0, 16, 6, 64),)
+    # a 2x3x4 block of a 3-D view that cannot merge its outer dims: one access per outer index
+    got = block_accesses("%A", 0, (2, 3, 4), (1000, 40, 4), 4)
+    assert got == (Access("%A", 0, 16, 3, 40), Access("%A", 1000, 1016, 3, 40))
+    # size-1 dimensions and empty blocks
+    assert block_accesses("%A", 8, (1, 1, 5), (999, 77, 2), 2) == (Access("%A", 8, 18),)
+    assert block_accesses("%A", 8, (3, 0), (16, 4), 4) == ()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5)), min_size=1, max_size=4),
+    st.sampled_from([1, 2, 4]),
+    st.integers(0, 64),
+)
+def test_block_accesses_cover_exactly_the_bytes_of_the_elements(dims, size, offset):
+    shape = tuple(n for n, _ in dims)
+    strides = tuple(s * size for _, s in dims)
+    expected = set()
+    for index in np.ndindex(*shape):
+        start = offset + sum(i * s for i, s in zip(index, strides))
+        expected.update(range(start, start + size))
+    got = set()
+    for access in block_accesses("%A", offset, shape, strides, size):
+        for lo, hi in access.runs():
+            got.update(range(lo, hi))
+    assert got == expected
 
 
 def test_matmul_costs_macs_and_the_slot_is_recorded():
@@ -169,7 +206,8 @@ def test_an_empty_trace_has_no_cycles_and_no_efficiency():
 
 
 def test_default_table_durations_follow_the_documented_formula():
-    a3 = cost_table("a3")
+    assert cost_table("a3") is cost_table("a2a3") is cost_table("A2")
+    a3 = cost_table("a2a3")
     t = 1024  # a 16x16 f32 tile
     load = event("pto.tload", [Access("%A", 0, 64, rows=16, pitch=64)], [tile("vec", 0, t)])
     assert a3.duration(load) == 64 + t // 64
@@ -177,7 +215,7 @@ def test_default_table_durations_follow_the_documented_formula():
     assert a3.duration(event("pto.tadds", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + t // 256
     assert a3.duration(event("pto.texp", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + 4 * t // 256
     assert a3.duration(event("pto.tmov", [tile("mat", 0, t)], [tile("left", 0, t)])) == 16 + t // 128
-    mm = event("pto.tmatmul_acc", [tile("left", 0, 512), tile("right", 0, 512), tile("acc", 0, 1024)], [tile("acc", 0, 1024)], macs=16 * 16 * 16)
+    mm = event("pto.tmatmul.acc", [tile("left", 0, 512), tile("right", 0, 512), tile("acc", 0, 1024)], [tile("acc", 0, 1024)], macs=16 * 16 * 16)
     assert a3.duration(mm) == 16 + 1
     # a partial unit of work still costs a whole cycle
     assert a3.duration(event("pto.tadds", [tile("vec", 0, 32)], [tile("vec", 32, 32)])) == 8 + 1

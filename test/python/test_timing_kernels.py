@@ -9,12 +9,14 @@ import json
 import pytest
 from mlir import ir
 
-from pto_dialect.dialect import load_dialect
+from pto_dialect.api import parse
 from pto_dialect.interpreter import execute
 from pto_dialect.pipeline import PipelineRun, build_pass_manager
 from pto_dialect.timing import CostTable, PipeCost, TimelineRun, cost_table, schedule, timeline_data, write_timeline
 
-T = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'  # 1024 bytes
+T = "!pto.tile_buf<vec, 16x16xf32>"  # 1024 bytes
+TV = "!pto.tensor_view<?x?xf32>"
+PV = "!pto.partition_tensor_view<16x16xf32>"
 
 # A load costs L = 36 + 1024/16 = 100 cycles, a vector op C = 28 + 1024/32 = 60.
 LOAD_BOUND = CostTable(
@@ -43,19 +45,23 @@ COMPUTE_BOUND = CostTable(
 def loop_kernel(lb: int = 0, ub: int = 4, step: int = 1, stages: int = 2) -> str:
     """Per iteration: load a 16x16 tile into %a (MTE2), scale it into %b (V)."""
     return f"""
-func.func @k(%A: memref<128x16xf32>) {{
+func.func @k(%A: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %lb = arith.constant {lb} : index
   %ub = arith.constant {ub} : index
   %step = arith.constant {step} : index
   %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
   %s = arith.constant 2.0 : f32
+  %av = pto.make_tensor_view %A, shape = [%c128, %c16], strides = [%c16, %c1] : {TV}
   scf.for %i = %lb to %ub step %step {{
-    %a = "pto.alloc_tile"() : () -> {T}
-    %b = "pto.alloc_tile"() : () -> {T}
+    %a = pto.alloc_tile : {T}
+    %b = pto.alloc_tile : {T}
     %row = arith.muli %i, %c16 : index
-    "pto.tload"(%A, %row, %c0, %a) : (memref<128x16xf32>, index, index, {T}) -> ()
-    "pto.tmuls"(%a, %s, %b) : ({T}, f32, {T}) -> ()
+    %p = pto.partition_view %av, offsets = [%row, %c0], sizes = [%c16, %c16] : {TV} -> {PV}
+    pto.tload ins(%p : {PV}) outs(%a : {T})
+    pto.tmuls ins(%a, %s : {T}, f32) outs(%b : {T})
   }} {{pto.pipeline_stages = {stages} : i64}}
   return
 }}
@@ -65,9 +71,8 @@ func.func @k(%A: memref<128x16xf32>) {{
 def timed(text: str, pipeline: str | None = None, costs: CostTable | None = None, func: str = "k"):
     """The schedule of @func after `pipeline`."""
     with ir.Context() as ctx:
-        load_dialect(ctx)
+        module = parse(text)
         ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
-        module = ir.Module.parse(text)
         if pipeline:
             build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
         run = execute(module.operation, func, source_text=text, trace=True)
@@ -118,23 +123,28 @@ def test_default_table_on_the_four_iteration_loop():
 
 # --- the slot bug the model must expose ------------------------------------------------------
 
+MB = f"!pto.multi_tile_buf<{T}, count=2>"
 RAW_IV_MOD_2 = f"""
-func.func @k(%A: memref<128x16xf32>) {{
+func.func @k(%A: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c8 = arith.constant 8 : index
   %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
   %s = arith.constant 2.0 : f32
-  %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<{T}, 2 : i64>
-  %b = "pto.alloc_tile"() : () -> {T}
+  %av = pto.make_tensor_view %A, shape = [%c128, %c16], strides = [%c16, %c1] : {TV}
+  %mb = pto.alloc_multi_tile : {MB}
+  %b = pto.alloc_tile : {T}
   scf.for %i = %c0 to %c8 step %c2 {{
     // hand-written multi-buffering with the step ignored: %i is 0, 2, 4, 6,
     // so %i mod 2 is always slot 0
     %slot = arith.remui %i, %c2 : index
-    %a = "pto.multi_tile_get"(%mb, %slot) : (!pto.multi_tile_buf<{T}, 2 : i64>, index) -> {T}
+    %a = pto.multi_tile_get %mb[%slot] : {MB} -> {T}
     %row = arith.muli %i, %c16 : index
-    "pto.tload"(%A, %row, %c0, %a) : (memref<128x16xf32>, index, index, {T}) -> ()
-    "pto.tmuls"(%a, %s, %b) : ({T}, f32, {T}) -> ()
+    %p = pto.partition_view %av, offsets = [%row, %c0], sizes = [%c16, %c16] : {TV} -> {PV}
+    pto.tload ins(%p : {PV}) outs(%a : {T})
+    pto.tmuls ins(%a, %s : {T}, f32) outs(%b : {T})
   }} {{pto.pipeline_stages = 1 : i64}}
   return
 }}
@@ -162,23 +172,25 @@ def test_tiles_at_overlapping_addresses_depend_on_each_other():
     # Two tiles given the same address by hand: the second load must wait
     # for the scale that reads the first (WAR through the shared bytes).
     text = f"""
-func.func @k(%A: memref<32x16xf32>) {{
+func.func @k(%A: !pto.tensor_view<32x16xf32>) {{
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
   %addr = arith.constant 0 : i64
   %far = arith.constant 8192 : i64
   %s = arith.constant 2.0 : f32
-  %a = "pto.alloc_tile"(%addr) : (i64) -> {T}
-  %b = "pto.alloc_tile"(%far) : (i64) -> {T}
-  %c = "pto.alloc_tile"(%addr) : (i64) -> {T}
-  "pto.tload"(%A, %c0, %c0, %a) : (memref<32x16xf32>, index, index, {T}) -> ()
-  "pto.tmuls"(%a, %s, %b) : ({T}, f32, {T}) -> ()
-  "pto.tload"(%A, %c16, %c0, %c) : (memref<32x16xf32>, index, index, {T}) -> ()
+  %p = pto.partition_view %A, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<32x16xf32> -> {PV}
+  %q = pto.partition_view %A, offsets = [%c16, %c0], sizes = [%c16, %c16] : !pto.tensor_view<32x16xf32> -> {PV}
+  %a = pto.alloc_tile addr = %addr : {T}
+  %b = pto.alloc_tile addr = %far : {T}
+  %c = pto.alloc_tile addr = %addr : {T}
+  pto.tload ins(%p : {PV}) outs(%a : {T})
+  pto.tmuls ins(%a, %s : {T}, f32) outs(%b : {T})
+  pto.tload ins(%q : {PV}) outs(%c : {T})
   return
 }}
 """
     assert [o.start for o in timed(text, None, LOAD_BOUND).ops] == [0, 100, 160]
-    separate = text.replace("%c = \"pto.alloc_tile\"(%addr)", "%c = \"pto.alloc_tile\"(%far2)").replace(
+    separate = text.replace("%c = pto.alloc_tile addr = %addr", "%c = pto.alloc_tile addr = %far2").replace(
         "%s = arith", "%far2 = arith.constant 16384 : i64\n  %s = arith"
     )
     assert [o.start for o in timed(separate, None, LOAD_BOUND).ops] == [0, 100, 100]
@@ -196,7 +208,7 @@ def test_timeline_json_lists_every_op_with_its_schedule(tmp_path):
     (run,) = data["runs"]
     assert (run["cycles"], run["lower_bound"], run["bound_pipe"]) == (460, 400, "MTE2")
     assert run["pipes"]["MTE2"] == {"ops": 4, "busy": 400, "utilisation": 400 / 460}
-    assert run["ops"][0] == {"pipe": "MTE2", "start": 0, "end": 100, "op": "pto.tload", "location": "-:13:5", "slot": 0}
+    assert run["ops"][0] == {"pipe": "MTE2", "start": 0, "end": 100, "op": "pto.tload", "location": "-:17:5", "slot": 0}
     assert [o["op"] for o in run["ops"]] == ["pto.tload", "pto.tmuls"] * 4
 
 
@@ -221,7 +233,7 @@ def test_timeline_png_without_matplotlib_is_a_clear_error_before_running(monkeyp
 
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a))
-    kernel = tmp_path / "k.mlir"
+    kernel = tmp_path / "k.pto"
     kernel.write_text(loop_kernel())
     assert pto_run.main([str(kernel), "--timeline", str(tmp_path / "t.png")]) == 1
     out, err = capsys.readouterr()
@@ -229,4 +241,4 @@ def test_timeline_png_without_matplotlib_is_a_clear_error_before_running(monkeyp
     assert out == ""  # nothing ran
     # a JSON timeline needs no matplotlib
     assert pto_run.main([str(kernel), "--timeline", str(tmp_path / "t.json")]) == 0
-    assert json.loads((tmp_path / "t.json").read_text())["runs"][0]["ops"][0]["location"] == f"{kernel}:13:5"
+    assert json.loads((tmp_path / "t.json").read_text())["runs"][0]["ops"][0]["location"] == f"{kernel}:17:5"
