@@ -146,6 +146,19 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         walk_and_apply_patterns(module, patterns.freeze())
 
 
+def _resized(tile: ir.Value) -> bool:
+    """Whether `tile`, or a treshape of it, is the source of a set_validshape."""
+    work = [tile]
+    while work:
+        for use in work.pop().uses:
+            owner = use.owner
+            if owner.name == "pto.set_validshape":
+                return True
+            if owner.name == "pto.treshape":
+                work.append(owner.results[0])
+    return False
+
+
 class _Conversion:
     """One run of the pass over one module: its options, where its
     decisions go, and what it builds once and reuses for every loop."""
@@ -262,8 +275,10 @@ class _Conversion:
         else:
             inside = next((v for v in operands.valid if defined_inside(v, loop)), None)
             if inside is not None:
-                which = "valid_row" if inside == operands.valid_row else "valid_col"
+                which = "valid_row" if operands.valid_row is not None and inside == operands.valid_row else "valid_col"
                 tile.reason = f"its {which} operand is defined inside the loop, so it cannot size a buffer made before it"
+            elif _resized(value):
+                tile.reason = "it is resized by pto.set_validshape, which ptoas allows on a pto.alloc_tile only, not on a multi-tile slot"
         return tile
 
     def fit_slots(self, requested: int, tiles: list[_Tile]) -> tuple[int, str]:

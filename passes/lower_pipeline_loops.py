@@ -12,7 +12,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..allocs import ALLOC_OPS, alloc_operands, has_addr
-from ..buffers import escape_reason
+from ..buffers import escape_reason, forward_aliases
 from ..diagnostics import location_text
 from ..ir_utils import defined_inside, walk_ops
 from ..loop_carried import loop_carried_buffers
@@ -97,6 +97,45 @@ def _movable(alloc: ir.Operation, loop: ir.Operation) -> bool:
     return operands.addr is None and not any(defined_inside(v, loop) for v in operands.valid)
 
 
+def _valid_shape_set_in(tile: ir.Value, loop: ir.Operation) -> bool:
+    """Whether a `pto.set_validshape` in `loop` changes the valid shape of
+    `tile` (through any value that may name it)."""
+    for value in forward_aliases(tile):
+        for use in value.uses:
+            owner = use.owner
+            if owner.name == "pto.set_validshape" and use.operand_number == 0 and _inside(owner.operation, loop):
+                return True
+    return False
+
+
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None:
+        if parent == loop:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _reset_valid_shape(alloc: ir.Operation, loop: ir.Operation) -> None:
+    """Each execution of an alloc in the body gives its tile the alloc's
+    valid shape again; once the alloc moves before the loop, a
+    `pto.set_validshape` at its old place does that in every copy (or one
+    iteration's set_validshape would outlive it)."""
+    operands = alloc_operands(alloc)
+    tile = buffer_type(alloc.results[0].type)
+    valid = list(operands.valid)
+    if len(valid) != 2:  # a static dimension (ptoas requires ?x? for set_validshape)
+        with ir.InsertionPoint(loop), alloc.location:
+            index = ir.IndexType.get()
+            rows = operands.valid_row if operands.valid_row is not None else arith.ConstantOp(index, tile.valid_row).result
+            cols = operands.valid_col if operands.valid_col is not None else arith.ConstantOp(index, tile.valid_col).result
+        valid = [rows, cols]
+    ir.Operation.create(
+        "pto.set_validshape", operands=[alloc.results[0], *valid], loc=alloc.location, ip=ir.InsertionPoint(alloc)
+    )
+
+
 def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
     """Make ub >= lb when either is dynamic, without changing the iterations.
 
@@ -129,7 +168,9 @@ class LowerPipelineLoops(ModulePass):
     that an iteration reads before writing (loop-carried through memory), or
     that escapes (yielded, passed to a nested loop, used by an unknown op), is
     moved before the loop first, so all copies share its one buffer and the
-    carried value survives; each such tile gets a remark saying why. Every
+    carried value survives; each such tile gets a remark saying why (and,
+    when a `pto.set_validshape` in the body changes it, a set_validshape
+    back to the alloc's valid shape where the alloc was). Every
     loop the unroller produces gets `pto.pipeline_stages = 1`. Nested
     pipeline loops are lowered innermost first.
 
@@ -257,6 +298,8 @@ class LowerPipelineLoops(ModulePass):
             view = buffer_type(value.type)
             decision.tiles.append(TileDecision(location_text(alloc.location), view.loc if view else "", str(view or value.type), not shared, reason or ""))
             if shared:
+                if _valid_shape_set_in(value, loop):
+                    _reset_valid_shape(alloc, loop)
                 alloc.move_before(loop)
                 diagnostics.emit_remark(
                     alloc.location, f"buffer is shared by all {factor} copies of the loop body: {reason}"

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .catalogue import CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from .ops import op_def
 from .types import buffer_type
+
+
+def op_display_name(name: str) -> str:
+    """How messages name an op: as the user writes it (`pto.tmatmul.acc`,
+    not its generic name `pto.tmatmul_acc`)."""
+    d = op_def(name)
+    return d.full_name if d is not None else name
 
 
 def is_buffer(value: ir.Value) -> bool:
@@ -83,7 +91,10 @@ def escape_reason(value: ir.Value) -> str | None:
                 continue
             reason = use_escape_reason(name)
             if reason:
-                return reason if v is value else f"a view of it ({name.removeprefix('pto.')}) escapes: {reason}"
+                if v is value:
+                    return reason
+                view = v.owner.name.removeprefix("pto.")  # the view op that made v
+                return f"a view of it ({view}) escapes: {reason}"
     return None
 
 
@@ -103,7 +114,7 @@ def use_escape_reason(user: str) -> str | None:
         return "it is passed to a nested loop's iter_args"
     if user in ("func.return", "func.call"):
         return f"it is passed to {user}"
-    return f"it is used by '{user}', which the pass does not know"
+    return f"it is used by '{op_display_name(user)}', which the pass does not know"
 
 
 def forward_aliases(value: ir.Value) -> set[ir.Value]:
@@ -158,5 +169,6 @@ __all__ = [
     "forward_aliases",
     "is_buffer",
     "op_access",
+    "op_display_name",
     "view_results",
 ]

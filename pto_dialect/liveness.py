@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from . import trampoline
-from .buffers import forward_aliases, view_results
+from .buffers import forward_aliases, op_display_name, view_results
 from .catalogue import ALLOC_OPS, CATALOGUE
 from .loop_carried import loop_carried_buffers
 
@@ -127,7 +127,7 @@ def untracked_alias(owner: ir.Operation) -> str | None:
         return None if parent in _ALIASES_FOLLOWED else f"it is yielded by '{parent}', whose results are not followed"
     if len(owner.results) == 0 and len(owner.regions) == 0:
         return None  # e.g. func.return, or a call without results: the use is all there is
-    return f"it is used by '{name}', whose results or regions may alias it"
+    return f"it is used by '{op_display_name(name)}', whose results or regions may alias it"
 
 
 def buffer_values(alloc: ir.Operation) -> set[ir.Value]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from . import trampoline
-from .buffers import forward_aliases, op_access, view_results
+from .buffers import forward_aliases, op_access, op_display_name, view_results
 from .catalogue import CATALOGUE, VIEW_OPS
 from .loop_index import static_trip_count
 
@@ -75,7 +75,7 @@ class _Walker:
     def read(self, value: ir.Value, op: ir.Operation, written: set[ir.Value], how: str) -> None:
         for root in self.roots.get(value, ()):
             if root not in written and root not in self.carried:
-                self.carried[root] = Carried(op, f"it is {how} by '{op.name}' before it is written in the iteration")
+                self.carried[root] = Carried(op, f"it is {how} by '{op_display_name(op.name)}' before it is written in the iteration")
 
     def access(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
         """What `op` itself reads and writes (its operands, not its regions)."""
@@ -153,7 +153,7 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block):
         return None  # never used: nothing to carry
     layout = CATALOGUE[first.name].layout(first)
     if any(i in layout.reads for i in first_uses):
-        return Carried(first, f"it is read by '{first.name}' before it is written in the iteration")
+        return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     if not any(i in layout.covering_writes for i in first_uses):
         return UNDECIDED  # its first use does not write all of it
     return None

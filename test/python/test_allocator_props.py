@@ -29,18 +29,30 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
+from pto_dialect.types import buffer_type
 
-# The a3 capacities and alignments (docs/dialect.md, "Memory spaces"), written out here so the checker does not share code with the pass.
+# The a2a3 capacities and alignments (docs/dialect.md, "Memory spaces"), written out here so the checker does not share code with the pass.
 ALIGN = {"vec": 32, "mat": 32, "acc": 512}
 CAPACITY = {"vec": 196608, "mat": 524288, "acc": 131072}
 
-# type key -> (IR type, space, bytes, memref element)
+# type key -> (IR type, space, bytes, GM partition it loads from and stores to)
 TYPES = {
-    "v32": ('!pto.tile_buf<"vec", array<i64: 16, 16>, f32>', "vec", 1024, "f32"),
-    "v16": ('!pto.tile_buf<"vec", array<i64: 3, 5>, f16>', "vec", 30, "f16"),
-    "m16": ('!pto.tile_buf<"mat", array<i64: 16, 16>, f16>', "mat", 512, "f16"),
-    "a32": ('!pto.tile_buf<"acc", array<i64: 10, 10>, f32>', "acc", 400, "f32"),
+    "v32": ("!pto.tile_buf<vec, 16x16xf32>", "vec", 1024, "!pto.partition_tensor_view<16x16xf32>"),
+    "v16": ("!pto.tile_buf<vec, 3x16xf16>", "vec", 96, "!pto.partition_tensor_view<3x16xf16>"),
+    # dynamic valid shape: its allocs carry valid_row/valid_col operands, kept next to the addr
+    "vd": ("!pto.tile_buf<vec, 16x16xf32, valid=?x?>", "vec", 1024, "!pto.partition_tensor_view<16x16xf32>"),
+    # row_plus_one: (15 * 17 + 16) * 4 bytes, not a multiple of the alignment (never a slot)
+    "vp": ("!pto.tile_buf<vec, 16x16xf32, compact=2>", "vec", 1084, "!pto.partition_tensor_view<16x16xf32>"),
+    "m16": ("!pto.tile_buf<mat, 16x16xf16>", "mat", 512, "!pto.partition_tensor_view<16x16xf16>"),
+    # 640 bytes: its slots stride 1024 in acc
+    "a32": ("!pto.tile_buf<acc, 10x16xf32>", "acc", 640, "!pto.partition_tensor_view<10x16xf32>"),
 }
+SLOT_TYPES = ["v32", "v16", "vd", "a32"]
+VALID = " valid_row = %vr valid_col = %vc"
+
+
+def valid_operands(tkey: str) -> str:
+    return VALID if "valid=?x?" in TYPES[tkey][0] else ""
 FIXED_SPACING = 2048  # user-given vec addresses: j * 2048, never colliding with each other
 MAX_CONDS = 3
 
@@ -150,7 +162,7 @@ def gen_block(g: Gen, scope: list[tuple[str, str]], depth: int, iv: str | None, 
             loop_iv = g.fresh("i")
             new_regions = []
             for _ in range(g.draw(st.integers(0, 2))):
-                tkey = g.draw(st.sampled_from(["v32", "v16", "a32"]))
+                tkey = g.draw(st.sampled_from(SLOT_TYPES))
                 n = g.draw(st.integers(2, 4))
                 tag = g.fresh("mb")
                 g.regions[tag] = (tkey, n)
@@ -195,41 +207,37 @@ def print_block(stmts, out: list[str], indent: str) -> None:
         if kind == "alloc":
             _, name, tkey, fixed = s
             ty = TYPES[tkey][0]
+            valid = valid_operands(tkey)
             if fixed is None:
-                out.append(f'{indent}%{name} = "pto.alloc_tile"() {{tag = "{name}"}} : () -> {ty}')
+                out.append(f'{indent}%{name} = pto.alloc_tile{valid} {{tag = "{name}"}} : {ty}')
             else:
                 out.append(f"{indent}%{name}_addr = arith.constant {fixed} : i64")
-                out.append(f'{indent}%{name} = "pto.alloc_tile"(%{name}_addr) {{tag = "{name}"}} : (i64) -> {ty}')
+                out.append(f'{indent}%{name} = pto.alloc_tile addr = %{name}_addr{valid} {{tag = "{name}"}} : {ty}')
         elif kind == "region":
             _, tag, tkey, n = s
-            out.append(
-                f'{indent}%{tag} = "pto.alloc_multi_tile"() {{tag = "{tag}"}} : () -> !pto.multi_tile_buf<{TYPES[tkey][0]}, {n} : i64>'
-            )
+            valid = valid_operands(tkey)
+            out.append(f'{indent}%{tag} = pto.alloc_multi_tile{valid} {{tag = "{tag}"}} : !pto.multi_tile_buf<{TYPES[tkey][0]}, count={n}>')
         elif kind == "get":
             _, name, region, tkey, n, iv = s
             ty = TYPES[tkey][0]
             out.append(f"{indent}%{name}_n = arith.constant {n} : index")
             out.append(f"{indent}%{name}_slot = arith.remui %{iv}, %{name}_n : index")
-            out.append(
-                f'{indent}%{name} = "pto.multi_tile_get"(%{region}, %{name}_slot) : (!pto.multi_tile_buf<{ty}, {n} : i64>, index) -> {ty}'
-            )
+            out.append(f"{indent}%{name} = pto.multi_tile_get %{region}[%{name}_slot] : !pto.multi_tile_buf<{ty}, count={n}> -> {ty}")
         elif kind in ("load", "store"):
             _, name, tkey, iv = s
-            ty, _, _, elem = TYPES[tkey]
-            mem = f"memref<64x64x{elem}>"
-            row = f"%{iv}" if iv else "%c0"
+            ty, _, _, part = TYPES[tkey]
             if kind == "load":
-                out.append(f'{indent}"pto.tload"(%src_{elem}, {row}, %c0, %{name}) : ({mem}, index, index, {ty}) -> ()')
+                out.append(f"{indent}pto.tload ins(%src_{tkey} : {part}) outs(%{name} : {ty})")
             else:
-                out.append(f'{indent}"pto.tstore"(%{name}, %dst_{elem}, {row}, %c0) : ({ty}, {mem}, index, index) -> ()')
+                out.append(f"{indent}pto.tstore ins(%{name} : {ty}) outs(%dst_{tkey} : {part})")
         elif kind == "add":
             _, a, b, dst, tkey = s
             ty = TYPES[tkey][0]
-            out.append(f'{indent}"pto.tadd"(%{a}, %{b}, %{dst}) : ({ty}, {ty}, {ty}) -> ()')
+            out.append(f"{indent}pto.tadd ins(%{a}, %{b} : {ty}, {ty}) outs(%{dst} : {ty})")
         elif kind == "exp":
             _, a, dst, tkey = s
             ty = TYPES[tkey][0]
-            out.append(f'{indent}"pto.texp"(%{a}, %{dst}) : ({ty}, {ty}) -> ()')
+            out.append(f"{indent}pto.texp ins(%{a} : {ty}) outs(%{dst} : {ty})")
         elif kind == "for":
             _, trip, iv, body, carry, yielded = s
             out.append(f"{indent}%{iv}_ub = arith.constant {trip} : index")
@@ -264,9 +272,9 @@ def print_block(stmts, out: list[str], indent: str) -> None:
 
 def print_kernel(stmts) -> str:
     conds = "".join(f", %cond{i}: i1" for i in range(MAX_CONDS))
+    gm = "".join(f"%src_{k}: {part}, %dst_{k}: {part}, " for k, (_, _, _, part) in TYPES.items())
     out = [
-        "func.func @kernel(%src_f32: memref<64x64xf32>, %dst_f32: memref<64x64xf32>, "
-        f"%src_f16: memref<64x64xf16>, %dst_f16: memref<64x64xf16>{conds}) {{",
+        f"func.func @kernel({gm}%vr: index, %vc: index{conds}) {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
     ]
@@ -375,16 +383,19 @@ def clobbers(trace: Trace, ranges: dict) -> list[str]:
 
 def allocate(text: str) -> tuple[str, dict[str, int], dict[str, int]]:
     """Run the pass; (output text, tag -> addr, pto.memory_usage)."""
-    with ir.Context() as ctx, ir.Location.unknown():
-        pto_dialect.load_dialect(ctx)
-        module = ir.Module.parse(text)
+    with ir.Context():
+        module = pto_dialect.parse(text)
         pto_dialect.run_passes(module, "pto-allocate-memory-addr")
         addrs = {}
         usage = {}
 
         def visit(op):
             if op.name in ("pto.alloc_tile", "pto.alloc_multi_tile"):
-                const = op.operands[0].owner
+                const = op.operands[0].owner  # addr comes first (ODS order), before valid_row/valid_col
+                view = buffer_type(op.results[0].type)
+                tile = getattr(view, "slot", view)
+                # a `?` valid dimension keeps its operand, after the addr
+                assert len(op.operands) == 1 + sum(d < 0 for d in tile.valid), op
                 assert const.name == "arith.constant"
                 addrs[ir.StringAttr(op.attributes["tag"]).value] = ir.IntegerAttr(const.attributes["value"]).value
             if op.name == "func.func":
@@ -395,15 +406,14 @@ def allocate(text: str) -> tuple[str, dict[str, int], dict[str, int]]:
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit)
-        return str(module), addrs, usage
+        return pto_dialect.print_module(module), addrs, usage
 
 
 def again(text: str) -> str:
-    with ir.Context() as ctx, ir.Location.unknown():
-        pto_dialect.load_dialect(ctx)
-        module = ir.Module.parse(text)
+    with ir.Context():
+        module = pto_dialect.parse(text)
         pto_dialect.run_passes(module, "pto-allocate-memory-addr")
-        return str(module)
+        return pto_dialect.print_module(module)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -4,26 +4,33 @@ from __future__ import annotations
 
 from mlir import ir
 
-from pto_dialect.buffers import defining_alloc, escape_reason, forward_aliases, is_buffer, op_access
+import pto_dialect
+from pto_dialect.buffers import defining_alloc, escape_reason, forward_aliases, is_buffer, op_access, op_display_name
 from pto_dialect.dialect import load_dialect
 
-V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
+V = "!pto.tile_buf<vec, 16x16xf32>"
+PV = "!pto.partition_tensor_view<16x16xf32>"
 
 
 def parse(body: str, args: str = ""):
+    """The function around `body` (ptoas syntax), parsed by MLIR's own parser
+    from the generic form, so that unregistered test ops may appear."""
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = True
     load_dialect(ctx)
     with ctx, ir.Location.unknown():
         module = ir.Module.parse(
-            f"""!v = {V}
-func.func @f(%src: memref<64x64xf32>{args}) {{
+            pto_dialect.to_generic(
+                f"""!v = {V}
+!pv = {PV}
+func.func @f(%src: !pv{args}) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
 {body}
   return
 }}"""
+            )
         )
     values = {}
     for op in _walk(module.body.operations[0].operation):
@@ -41,17 +48,17 @@ def _walk(op):
 def test_op_access_reads_writes_and_views():
     module, ops = parse(
         """
-  %a = "pto.alloc_tile"() {tag = "a"} : () -> !v
-  %b = "pto.alloc_tile"() : () -> !v
-  "pto.tadd"(%a, %b, %a) {tag = "add"} : (!v, !v, !v) -> ()
-  "pto.tload"(%src, %c0, %c0, %b) {tag = "load"} : (memref<64x64xf32>, index, index, !v) -> ()
+  %a = pto.alloc_tile {tag = "a"} : !v
+  %b = pto.alloc_tile : !v
+  pto.tadd ins(%a, %b : !v, !v) outs(%a : !v) {tag = "add"}
+  pto.tload ins(%src : !pv) outs(%b : !v) {tag = "load"}
   "test.use"(%a) {tag = "unknown"} : (!v) -> ()"""
     )
     a = ops["a"].results[0]
     add = op_access(ops["add"])
     assert add.reads == (ops["add"].operands[0], ops["add"].operands[1]) and add.writes == (a,)
     load = op_access(ops["load"])
-    # tload reads its memref (not a buffer) and writes the tile
+    # tload reads its partition view (global memory, not a buffer) and writes the tile
     assert [is_buffer(v) for v in load.reads] == [False]
     assert len(load.writes) == 1 and is_buffer(load.writes[0])
     assert op_access(ops["a"]).reads == op_access(ops["a"]).writes == ()
@@ -63,12 +70,12 @@ def test_op_access_reads_writes_and_views():
 def test_forward_aliases_through_for_iter_args_and_if_results():
     module, ops = parse(
         """
-  %init = "pto.alloc_tile"() {tag = "init"} : () -> !v
+  %init = pto.alloc_tile {tag = "init"} : !v
   %res = scf.for %i = %c0 to %c4 step %c1 iter_args(%cur = %init) -> (!v) {
-    %next = "pto.alloc_tile"() {tag = "next"} : () -> !v
+    %next = pto.alloc_tile {tag = "next"} : !v
     scf.yield %next : !v
   } {tag = "loop"}
-  %other = "pto.alloc_tile"() {tag = "other"} : () -> !v
+  %other = pto.alloc_tile {tag = "other"} : !v
   %r = scf.if %cond -> (!v) {
     scf.yield %res : !v
   } else {
@@ -89,7 +96,31 @@ def test_forward_aliases_through_for_iter_args_and_if_results():
 
 
 def test_forward_aliases_of_an_unaliased_buffer_is_itself():
-    module, ops = parse('  %a = "pto.alloc_tile"() {tag = "a"} : () -> !v')
+    module, ops = parse('  %a = pto.alloc_tile {tag = "a"} : !v')
     a = ops["a"].results[0]
     assert forward_aliases(a) == {a}
     assert escape_reason(a) is None
+
+
+def test_a_view_that_escapes_names_the_view_and_the_use():
+    module, ops = parse(
+        """
+  %t = pto.alloc_tile {tag = "t"} : !v
+  %u = pto.alloc_tile {tag = "u"} : !v
+  %top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> !pto.tile_buf<vec, 8x16xf32>
+  %flat = pto.treshape %u : !v -> !pto.tile_buf<vec, 8x32xf32>
+  %again = pto.subview %flat[%c0, %c0] sizes [8, 16] : !pto.tile_buf<vec, 8x32xf32> -> !pto.tile_buf<vec, 8x16xf32>
+  pto.tprint ins(%top : !pto.tile_buf<vec, 8x16xf32>)
+  "test.use"(%again) : (!pto.tile_buf<vec, 8x16xf32>) -> ()"""
+    )
+    t, u = (ops[k].results[0] for k in ("t", "u"))
+    # the view op that escapes is named, and the use, by the name users write
+    assert escape_reason(t) == "a view of it (subview) escapes: it is used by 'pto.tprint', which the pass does not know"
+    assert escape_reason(u) == "a view of it (subview) escapes: it is used by 'test.use', which the pass does not know"
+
+
+def test_ops_are_named_as_users_write_them():
+    assert op_display_name("pto.tmatmul_acc") == "pto.tmatmul.acc"
+    assert op_display_name("pto.fence_barrier_all") == "pto.fence.barrier_all"
+    assert op_display_name("pto.tadd") == "pto.tadd"
+    assert op_display_name("test.use") == "test.use"

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from mlir import ir
 
+import pto_dialect
 from pto_dialect.dialect import load_dialect
 from pto_dialect.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, function_liveness
 
-V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
-MB = f"!pto.multi_tile_buf<{V}, 2 : i64>"
-M = "memref<64x64xf32>"
+V = "!pto.tile_buf<vec, 16x16xf32>"
+MB = f"!pto.multi_tile_buf<{V}, count=2>"
+M = "!pto.partition_tensor_view<16x16xf32>"
 
 
 def analyse(body: str, args: str = "", allow_unregistered: bool = False):
@@ -32,7 +33,7 @@ func.func @f(%src: {M}, %dst: {M}{args}) {{
     ctx.allow_unregistered_dialects = allow_unregistered
     load_dialect(ctx)
     with ctx, ir.Location.unknown():
-        module = ir.Module.parse(text)
+        module = ir.Module.parse(pto_dialect.to_generic(text))
         func = module.body.operations[0].operation
         live = function_liveness(func)
         ranges = {}
@@ -48,17 +49,17 @@ func.func @f(%src: {M}, %dst: {M}{args}) {{
 
 
 def alloc(tag: str, ty: str = "!v") -> str:
-    return f'%{tag} = "pto.alloc_tile"() {{tag = "{tag}"}} : () -> {ty}'
+    return f'%{tag} = pto.alloc_tile {{tag = "{tag}"}} : {ty}'
 
 
-def load(t: str, at: str = "", iv: str = "%c0") -> str:
+def load(t: str, at: str = "") -> str:
     attr = f' {{at = "{at}"}}' if at else ""
-    return f'"pto.tload"(%src, {iv}, %c0, %{t}){attr} : ({M}, index, index, !v) -> ()'
+    return f"pto.tload ins(%src : {M}) outs(%{t} : !v){attr}"
 
 
 def store(t: str, at: str = "") -> str:
     attr = f' {{at = "{at}"}}' if at else ""
-    return f'"pto.tstore"(%{t}, %dst, %c0, %c0){attr} : (!v, {M}, index, index) -> ()'
+    return f"pto.tstore ins(%{t} : !v) outs(%dst : {M}){attr}"
 
 
 def test_program_points_are_preorder_and_ranges_run_from_def_to_last_use():
@@ -83,7 +84,7 @@ def test_defined_outside_and_used_inside_covers_the_loop():
   scf.for %i = %c0 to %c4 step %c1 {{
     {store("b", "use")}
     {alloc("x")}
-    {load("x", iv="%i")}
+    {load("x")}
   }}
   {alloc("after")}"""
     _, live, r, p, loops = analyse(body)
@@ -100,8 +101,8 @@ def test_loop_carried_buffer_covers_the_loop_from_its_start():
   scf.for %i = %c0 to %c4 step %c1 {{
     {alloc("acc")}
     {alloc("x")}
-    {load("x", iv="%i")}
-    "pto.tadd"(%acc, %x, %acc) : (!v, !v, !v) -> ()
+    {load("x")}
+    pto.tadd ins(%acc, %x : !v, !v) outs(%acc : !v)
   }}"""
     _, _, r, _, loops = analyse(body)
     (start, end), = loops
@@ -113,12 +114,12 @@ def test_loop_carried_buffer_covers_the_loop_from_its_start():
 
 def test_multi_tile_region_covers_every_loop_it_is_used_in():
     body = f"""
-  %mb = "pto.alloc_multi_tile"() {{tag = "mb"}} : () -> !mb
+  %mb = pto.alloc_multi_tile {{tag = "mb"}} : !mb
   scf.for %j = %c0 to %c4 step %c1 {{
     scf.for %i = %c0 to %c4 step %c1 {{
       %s = arith.remui %i, %c2 : index
-      %x = "pto.multi_tile_get"(%mb, %s) : (!mb, index) -> !v
-      {load("x", "get_use", iv="%i")}
+      %x = pto.multi_tile_get %mb[%s] : !mb -> !v
+      {load("x", "get_use")}
     }}
     {alloc("t")}
     {load("t")}
@@ -134,10 +135,10 @@ def test_multi_tile_region_covers_every_loop_it_is_used_in():
 def test_region_defined_inside_its_loop_covers_the_loop():
     body = f"""
   scf.for %i = %c0 to %c4 step %c1 {{
-    %mb = "pto.alloc_multi_tile"() {{tag = "mb"}} : () -> !mb
+    %mb = pto.alloc_multi_tile {{tag = "mb"}} : !mb
     %s = arith.remui %i, %c2 : index
-    %x = "pto.multi_tile_get"(%mb, %s) : (!mb, index) -> !v
-    {load("x", iv="%i")}
+    %x = pto.multi_tile_get %mb[%s] : !mb -> !v
+    {load("x")}
   }}"""
     _, _, r, _, loops = analyse(body)
     assert (r["mb"].start, r["mb"].end) == loops[0]
@@ -170,10 +171,10 @@ def test_uses_through_if_results_and_iter_args_count_for_every_buffer_they_may_n
   {alloc("init")}
   %res = scf.for %i = %c0 to %c4 step %c1 iter_args(%cur = %init) -> (!v) {{
     {alloc("next")}
-    "pto.texp"(%cur, %next) : (!v, !v) -> ()
+    pto.texp ins(%cur : !v) outs(%next : !v)
     scf.yield %next : !v
   }}
-  "pto.tadd"(%r, %res, %res) {{at = "last"}} : (!v, !v, !v) -> ()"""
+  pto.tadd ins(%r, %res : !v, !v) outs(%res : !v) {{at = "last"}}"""
     _module, _, r, p, loops = analyse(body, args=", %cond: i1")
     (start, end), = loops
     for tag in ("a", "b", "init", "next"):
@@ -258,9 +259,9 @@ def test_a_tile_carried_in_an_inner_loop_lives_through_the_enclosing_loops():
     {store("before")}
     scf.for %i = %c0 to %c4 step %c1 {{
       {alloc("acc")}
-      "pto.tadd"(%acc, %acc, %acc) : (!v, !v, !v) -> ()
+      pto.tadd ins(%acc, %acc : !v, !v) outs(%acc : !v)
       {alloc("local")}
-      {load("local", iv="%i")}
+      {load("local")}
     }}
   }}"""
     _module, _, r, _, loops = analyse(body)
@@ -271,3 +272,21 @@ def test_a_tile_carried_in_an_inner_loop_lives_through_the_enclosing_loops():
     # iteration-local tiles stay short, at either level
     assert r["local"].whole_loops == {} and r["local"].start > inner[0]
     assert r["before"].whole_loops == {} and r["before"].end < inner[0]
+
+
+def test_uses_through_views_count_for_their_tile():
+    half = "!pto.tile_buf<vec, 8x16xf32>"
+    body = f"""
+  {alloc("t")}
+  {load("t", "t_load")}
+  %top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> {half}
+  %flat = pto.treshape %top : {half} -> !pto.tile_buf<vec, 4x32xf32>
+  {alloc("mid")}
+  {load("mid")}
+  {store("mid", "mid_last")}
+  pto.tprint ins(%flat : !pto.tile_buf<vec, 4x32xf32>) {{at = "view_use"}}"""
+    _module, _, r, p, _ = analyse(body)
+    # the tile lives until the last use of a view of a view of it
+    assert r["t"].end == p["view_use"] > p["mid_last"]
+    assert r["t"].whole_loops == {} and not r["t"].whole_function
+    assert r["mid"].start > r["t"].start and r["mid"].end < r["t"].end

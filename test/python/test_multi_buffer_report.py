@@ -7,24 +7,23 @@ from mlir import ir
 import pto_dialect
 
 KERNEL = """
-!v = !pto.tile_buf<"vec", array<i64: 128, 128>, f32>
-!s = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
-func.func @k(%src: memref<512x128xf32>, %small: memref<64x16xf32>) {
+!v = !pto.tile_buf<vec, 128x128xf32>
+!s = !pto.tile_buf<vec, 16x16xf32>
+!pv = !pto.partition_tensor_view<128x128xf32>
+func.func @k(%src: !pv) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %c128 = arith.constant 128 : index
   scf.for %i = %c0 to %c4 step %c1 {
-    %t = "pto.alloc_tile"() : () -> !v
-    %acc = "pto.alloc_tile"() : () -> !s
-    %row = arith.muli %i, %c128 : index
-    "pto.tload"(%src, %row, %c0, %t) : (memref<512x128xf32>, index, index, !v) -> ()
-    "pto.tadd"(%acc, %acc, %acc) : (!s, !s, !s) -> ()
-    "pto.tstore"(%t, %src, %row, %c0) : (!v, memref<512x128xf32>, index, index) -> ()
+    %t = pto.alloc_tile : !v
+    %acc = pto.alloc_tile : !s
+    pto.tload ins(%src : !pv) outs(%t : !v)
+    pto.tadd ins(%acc, %acc : !s, !s) outs(%acc : !s)
+    pto.tstore ins(%t : !v) outs(%src : !pv)
   } {pto.pipeline_stages = 4 : i64}
   scf.for %i = %c0 to %c4 step %c1 {
-    %acc = "pto.alloc_tile"() : () -> !s
-    "pto.tadd"(%acc, %acc, %acc) : (!s, !s, !s) -> ()
+    %acc = pto.alloc_tile : !s
+    pto.tadd ins(%acc, %acc : !s, !s) outs(%acc : !s)
   } {pto.pipeline_stages = 2 : i64}
   return
 }
@@ -42,9 +41,9 @@ def run(pipeline: str):
             return True
 
         ctx.attach_diagnostic_handler(handler)
-        module = ir.Module.parse(KERNEL)
+        module = pto_dialect.parse(KERNEL, name="kernel.pto")
         report = pto_dialect.run_passes(module, pipeline)
-        text = str(module)
+        text = pto_dialect.print_module(module)
     return report, remarks, text
 
 
@@ -57,8 +56,9 @@ def test_decisions_as_data():
     assert "loop-carried" in first.tiles[1].reason
     assert (second.converted, second.slots) == (False, 0)
     assert second.reasons == ["no tile in its body is eligible for multi-buffering"]
-    assert first.location.endswith(":9:3") and second.location.endswith(":17:3")
-    assert "3 : i64>" in text
+    assert first.location == "kernel.pto:9:3" and second.location == "kernel.pto:16:3"
+    assert first.tiles[0].type == "!pto.tile_buf<vec, 128x128xf32>"  # as users write it
+    assert "!pto.multi_tile_buf<!pto.tile_buf<vec, 128x128xf32>, count=3>" in text
 
 
 def test_remarks_reach_the_callers_handler():
@@ -67,7 +67,7 @@ def test_remarks_reach_the_callers_handler():
     assert any("only 3 fit" in m for m in messages)
     assert sum("loop-carried" in m for m in messages) == 2
     assert any(m.startswith("pipeline loop is not converted") for m in messages)
-    assert {line for line, _ in remarks} == {9, 11, 17, 18}
+    assert {line for line, _ in remarks} == {9, 11, 16, 17}
 
 
 def test_report_serialises():

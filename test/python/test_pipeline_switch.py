@@ -10,16 +10,16 @@ from mlir.passmanager import PassManager
 
 import pto_dialect
 
-KERNEL = (Path(__file__).resolve().parent.parent / "Pipeline" / "Inputs" / "kernel.mlir").read_text()
+KERNEL = (Path(__file__).resolve().parent.parent / "Pipeline" / "Inputs" / "kernel.pto").read_text()
 
 
 def run(pipeline: str, **kwargs):
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)
         ctx.attach_diagnostic_handler(lambda d: True)
-        module = ir.Module.parse(KERNEL)
+        module = pto_dialect.parse(KERNEL)
         report = pto_dialect.run_passes(module, pipeline, **kwargs)
-        return report, str(module)
+        return report, pto_dialect.print_module(module)
 
 
 @pytest.mark.parametrize(
@@ -51,13 +51,14 @@ def test_add_passes_to_a_callers_pass_manager(monkeypatch):
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)
         ctx.attach_diagnostic_handler(lambda d: True)
-        module = ir.Module.parse(KERNEL)
+        module = pto_dialect.parse(KERNEL)
         pm = PassManager("builtin.module")
         pm.add("canonicalize")
         report = pto_dialect.add_passes(pm, "pto-pipeline{allocate=false},cse", use_ptoas_multi_buffer=True)
         assert report.loops == []  # nothing ran yet
         pm.run(module.operation)
-        text = str(module)
+        text = pto_dialect.print_module(module)
     assert report.switch[0].value is True
     assert report.loops[0].converted and report.loops[0].slots == 2
-    assert "pto.alloc_multi_tile" in text and "(i64)" not in text
+    assert "pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x64xf32>, count=2>" in text
+    assert "addr =" not in text  # allocate=false

@@ -15,16 +15,20 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
+from pto_dialect.types import multi_tile_type
 
-TILE = '!pto.tile_buf<"vec", array<i64: 8, 16>, f32>'
+TILE = "!pto.tile_buf<vec, 8x16xf32>"
+PART = "!pto.partition_tensor_view<8x16xf32>"
 
 
 def kernel(lb: int, ub: int, step: int, n: int, dynamic: bool) -> str:
+    """A pipeline loop over the rows of a GM tensor: row iv is the block the
+    iteration loads and stores (its partition_view's first offset)."""
     if dynamic:
-        header = "func.func @k(%src: memref<?x16xf32>, %lb: index, %ub: index, %step: index) {"
+        header = "func.func @k(%src: !pto.ptr<f32>, %lb: index, %ub: index, %step: index) {"
         consts = ""
     else:
-        header = "func.func @k(%src: memref<?x16xf32>) {"
+        header = "func.func @k(%src: !pto.ptr<f32>) {"
         consts = (
             f"  %lb = arith.constant {lb} : index\n"
             f"  %ub = arith.constant {ub} : index\n"
@@ -32,10 +36,16 @@ def kernel(lb: int, ub: int, step: int, n: int, dynamic: bool) -> str:
         )
     return f"""{header}
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %rows = arith.constant 1024 : index
+  %view = pto.make_tensor_view %src, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
 {consts}  scf.for %i = %lb to %ub step %step {{
-    %t = "pto.alloc_tile"() : () -> {TILE}
-    "pto.tload"(%src, %i, %c0, %t) : (memref<?x16xf32>, index, index, {TILE}) -> ()
-    "pto.tstore"(%t, %src, %i, %c0) : ({TILE}, memref<?x16xf32>, index, index) -> ()
+    %t = pto.alloc_tile : {TILE}
+    %block = pto.partition_view %view, offsets = [%i, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> {PART}
+    pto.tload ins(%block : {PART}) outs(%t : {TILE})
+    pto.tstore ins(%t : {TILE}) outs(%block : {PART})
   }} {{pto.pipeline_stages = {n} : i64}}
   return
 }}"""
@@ -74,7 +84,7 @@ def run(lb: int, ub: int, step: int, n: int, dynamic: bool, normalize: bool):
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)
         ctx.attach_diagnostic_handler(lambda d: True)  # remarks are not the point here
-        module = ir.Module.parse(kernel(lb, ub, step, n, dynamic))
+        module = pto_dialect.parse(kernel(lb, ub, step, n, dynamic))
         option = "true" if normalize else "false"
         pto_dialect.run_passes(module, f"convert-to-ptoas-multi-buffer{{normalize-loops={option}}}")
         func = module.body.operations[0]
@@ -87,10 +97,9 @@ def run(lb: int, ub: int, step: int, n: int, dynamic: bool, normalize: bool):
         iv = body.arguments[0]
         get = next(op for op in body.operations if op.name == "pto.multi_tile_get")
         slot_value = get.operands[1]
-        load = next(op for op in body.operations if op.name == "pto.tload")
-        row_value = load.operands[1]
-        mb_type = str(get.operands[0].type)
-        assert mb_type.endswith(f", {n} : i64>"), mb_type
+        block = next(op for op in body.operations if op.name == "pto.partition_view")
+        row_value = block.operands[1]  # offsets = [row, 0]
+        assert multi_tile_type(get.operands[0].type).count == n
         lo, hi, st_ = (evaluate(v, env) for v in list(loop.operands)[:3])
         remui = slot_value.owner
         ptoas_form = remui.name == "arith.remui" and remui.operands[0] == iv

@@ -16,10 +16,11 @@ from pto_dialect.pass_infra import ModulePass, PassRun
 from pto_dialect.pipeline import PipelineRun
 
 KERNEL = """
-!t = !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
-func.func @k(%mb: !pto.multi_tile_buf<!t, 2 : i64>) {
+!t = !pto.tile_buf<vec, 16x16xf32>
+!mb = !pto.multi_tile_buf<!t, count=2>
+func.func @k(%mb: !mb) {
   %c1 = arith.constant 1 : index
-  %t = "pto.multi_tile_get"(%mb, %c1) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
+  %t = pto.multi_tile_get %mb[%c1] : !mb -> !t
   return
 }
 """
@@ -60,10 +61,10 @@ def test_an_invalid_op_made_by_a_pass_fails_the_pass(pass_class):
     errors = []
     with ir.Context() as context:
         pto_dialect.load_dialect(context)
-        module = ir.Module.parse(KERNEL)
+        module = pto_dialect.parse(KERNEL)
         pm = PassManager("builtin.module")
         PipelineRun().schedule(pm, [pass_class()])
         with pytest.raises(ir.MLIRError) as failure:
             pm.run(module.operation)
         errors = [d.message for d in failure.value.error_diagnostics]
-    assert errors == ["slot 7 is out of range [0, 2)"]
+    assert errors == ["'pto.multi_tile_get' op constant slot 7 is out of range for multi_tile_buf count=2"]
