@@ -111,6 +111,8 @@ def convert_option(cls, f: dataclasses.Field, raw: str | None) -> Any:
         return value
     else:
         value = raw
+        if choices and value not in choices and value.lower() in choices:
+            value = value.lower()  # `arch=A3`, as ptoas reads arch names in any case
     if choices and value not in choices:
         raise OptionError(f"option '{option_name(f)}': '{raw}' is not one of {', '.join(choices)}")
     return value

@@ -153,13 +153,15 @@ class Session:
         *,
         context: ir.Context | None = None,
         on_diagnostic=None,
-        allow_unregistered: bool = False,
+        allow_unregistered: bool | None = None,
     ) -> None:
         self.source = source
         self.context = context or ir.Context()
         self.diagnostics: list[Diag] = []
         self._on_diagnostic = on_diagnostic
+        # None: what the Context allows (a caller's Context keeps its setting)
         self._allow_unregistered = allow_unregistered
+        self._allowed_before: bool | None = None
         self._handler = None
         self._entered: list = []
         # While a chunk is parsed: its translation and first line, to put
@@ -173,7 +175,9 @@ class Session:
     def __enter__(self) -> Session:
         context = self.context
         context.enable_multithreading(False)
-        context.allow_unregistered_dialects = self._allow_unregistered
+        if self._allow_unregistered is not None:
+            self._allowed_before = context.allow_unregistered_dialects
+            context.allow_unregistered_dialects = self._allow_unregistered
         load_dialect(context)
         for manager in (context, ir.Location.unknown(context)):
             manager.__enter__()
@@ -189,6 +193,9 @@ class Session:
             self._handler = None
         while self._entered:
             self._entered.pop().__exit__(None, None, None)
+        if self._allowed_before is not None:
+            self.context.allow_unregistered_dialects = self._allowed_before
+            self._allowed_before = None
 
     # -- diagnostics -------------------------------------------------------------
 

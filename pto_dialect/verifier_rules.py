@@ -16,6 +16,7 @@ from .ops import DPS, ENTRY, OPS, op_def
 from .source_text import embedded_pto_types
 from .targets import space_spec
 from .types import (
+    DYNAMIC,
     LOW_PRECISION,
     ROW_PLUS_ONE,
     MultiTileBufType,
@@ -309,6 +310,28 @@ class Rules:
         if slot is not None and not 0 <= slot < mb.count:
             self.op_error(op, f"constant slot {slot} is out of range for multi_tile_buf count={mb.count}")
 
+    def check_set_validshape(self, op: ir.Operation) -> None:
+        """ptoas's rules: the source is a `?x?` tile an alloc_tile (or a
+        treshape of one) defines, and constant dims fit its shape."""
+        source = op.operands[0]
+        tile = tile_type(source.type)
+        if tile is None:
+            return
+        if tile.valid_row != DYNAMIC or tile.valid_col != DYNAMIC:
+            self.op_error(op, "expects source tile_buf to have dynamic validShape (?, ?)")
+            return
+        if not _locally_bound(source):
+            self.op_error(op, "requires a locally bound tile source; function arguments/results are unsupported")
+            return
+        for operand, name, limit in ((op.operands[1], "row", tile.rows), (op.operands[2], "col", tile.cols)):
+            value = self.constants(operand)
+            if value is None:
+                continue
+            if value < 0:
+                self.op_error(op, f"expects {name} operand to be non-negative")
+            elif value > limit:
+                self.op_error(op, f"expects {name} operand <= shape dim ({limit})")
+
     def check_matmul(self, op: ir.Operation) -> None:
         layout = CATALOGUE[op.name].layout(op)
         operands = op.operands
@@ -347,6 +370,19 @@ class Rules:
             self.check_stages(op)
 
 
+def _locally_bound(value: ir.Value) -> bool:
+    """Whether a tile is one an alloc_tile defines, directly or through
+    treshape (what ptoas lets `set_validshape` change)."""
+    while not isinstance(value, ir.BlockArgument):
+        owner = value.owner
+        if owner.name == "pto.alloc_tile":
+            return True
+        if owner.name != "pto.treshape":
+            return False
+        value = owner.operands[0]
+    return False
+
+
 def _ptoas_name(name: str) -> str:
     d = op_def(name)
     return d.full_name if d is not None else name
@@ -374,6 +410,7 @@ OP_RULES = {
     "pto.alloc_tile": Rules.check_alloc,
     "pto.alloc_multi_tile": Rules.check_alloc,
     "pto.multi_tile_get": Rules.check_multi_tile_get,
+    "pto.set_validshape": Rules.check_set_validshape,
     "pto.tmatmul": Rules.check_matmul,
     "pto.tmatmul_acc": Rules.check_matmul,
 }
