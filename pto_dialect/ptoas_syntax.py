@@ -477,7 +477,17 @@ class _Reader:
             text, at = match.attr_dict
             for key, value in _dict_entries(text):
                 key = _unspell(d, key)
+                attribute = d.attribute(key)
+                if attribute is not None and attribute.default is not None and value is not None and value.strip() == attribute.default:
+                    continue  # a default written out: the op is the same without it (and ptoas prints it so)
                 entries.append((key, None if value is None else self.translate_text(value, at)))
+        # An attribute ptoas's printer always writes (`id = 0` of the pipe
+        # set-up ops) is its default when the text leaves it out: set it, so
+        # that the text ptoas prints back reads as the same module.
+        present = {name for name, _ in entries}
+        for attribute in d.attributes:
+            if attribute.always is not None and attribute.name not in present:
+                entries.append((attribute.name, self.generic_attribute(attribute, attribute.always, start)))
         if d.needs_segments:
             entries.append(("operandSegmentSizes", f"array<i32: {', '.join(map(str, segments))}>"))
         if entries:
