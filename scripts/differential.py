@@ -8,7 +8,7 @@ change (bit for bit).
     python scripts/differential.py --count 500 --save-failures /tmp/failures
 
 Each failure names the seed, the pipeline and the first differing element,
-and (with --save-failures) is written out as a .mlir file with the pto-run
+and (with --save-failures) is written out as a .pto file with the pto-run
 command that reproduces it. Exit code 1 when any kernel fails.
 """
 
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pipeline", action="append", help="a pipeline to check (repeatable; default: every pass and the switch both ways)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--show", action="store_true", help="print the text of every failing kernel")
-    p.add_argument("--save-failures", metavar="DIR", help="write every failing kernel to DIR/seed-S.mlir")
+    p.add_argument("--save-failures", metavar="DIR", help="write every failing kernel to DIR/seed-S.pto")
     args = p.parse_args(argv)
 
     pipelines = []
@@ -102,11 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         path = None
         if args.save_failures:
             os.makedirs(args.save_failures, exist_ok=True)
-            path = os.path.join(args.save_failures, f"seed-{seed}.mlir")
+            path = os.path.join(args.save_failures, f"seed-{seed}.pto")
         for pipeline, status, message in bad:
             print(f"seed {seed}: {pipeline}: {status}: {message}")
             if pipeline != "<generator>":
-                print(f"  reproduce: {reproduce_command(path or f'seed-{seed}.mlir', kernel.values, pipeline)}")
+                print(f"  reproduce: {reproduce_command(path or f'seed-{seed}.pto', kernel.values, pipeline)}")
         if path:
             header = "".join(f"// {reproduce_command(path, kernel.values, pl)}\n" for pl, _, _ in bad if pl != "<generator>")
             Path(path).write_text(header + kernel.text)

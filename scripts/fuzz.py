@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Fuzz pto-opt and pto-run for as long as you like.
+"""Fuzz pto-opt, pto-run, the round trip and the API for as long as you like.
 
     python scripts/fuzz.py --count 5000 --seed 1
     python scripts/fuzz.py --count 300 --subprocess           # through the installed executables
     python scripts/fuzz.py --count 2000 --save-findings /tmp/findings
 
-Inputs are mutants of the repository's .mlir files, random bytes and
-generated extremes (pto_dialect/testing/fuzz.py). Each must end with exit 0,
-or exit 1 and an `error:` line: no traceback, no internal error, no crash, no
-hang. Findings are printed (and with --save-findings written as
-files with the command that reproduces them). Exit code 1 on any finding.
+Inputs are mutants of the repository's .pto and .mlir files and of
+generated kernels (ptoas syntax, the generic form and both mixed), random
+bytes and generated extremes (pto_dialect/testing/fuzz.py), run through
+pto-opt, pto-run, the reader/writer round trip and the Python API. Each must
+end with exit 0, or exit 1 and an `error:` line: no traceback, no internal
+error, no round-trip failure, no crash, no hang. Findings are printed (and
+with --save-findings written as files with the command that reproduces
+them). Exit code 1 on any finding.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         with tempfile.TemporaryDirectory() as tmp:
             for i, inp in enumerate(inputs):
-                r = fuzz.run_subprocess(inp, os.path.join(tmp, f"input{i}.mlir"), args.timeout)
+                r = fuzz.run_subprocess(inp, os.path.join(tmp, f"input{i}.pto"), args.timeout)
                 show(inp, r)
                 results.append(r)
     else:
@@ -62,10 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== finding {n}: {r.status}: {inp.tool} on {inp.name}\n{r.detail}")
         if args.save_findings:
             os.makedirs(args.save_findings, exist_ok=True)
-            path = Path(args.save_findings) / f"finding-{n}.mlir"
+            path = Path(args.save_findings) / f"finding-{n}.pto"
             path.write_bytes(inp.data)
-            quoted = " ".join(f"'{a}'" for a in inp.args)
-            (Path(args.save_findings) / f"finding-{n}.cmd").write_text(f"{inp.tool} {path} {quoted}\n# {r.status}\n{r.detail}\n")
+            (Path(args.save_findings) / f"finding-{n}.cmd").write_text(f"{fuzz.command_line(inp, str(path))}\n# {r.status}\n{r.detail}\n")
 
     statuses = Counter(r.status for r in results)
     print(

@@ -35,16 +35,21 @@ sys.path.insert(0, str(ROOT / "bench" / "tool"))
 from generate import pto_kernel  # noqa: E402
 
 FULL = {"contexts": 10_000, "chunks": (1000, 5000), "fuzz": 5000, "differential": 6000, "loops": 20_000}
-BOUNDED = {"contexts": 1000, "chunks": (200, 1000), "fuzz": 300, "differential": 150, "loops": 4000}
+BOUNDED = {"contexts": 500, "chunks": (100, 400), "fuzz": 150, "differential": 80, "loops": 2000}
 
 CHUNK = """\
-func.func @f{n}(%src: memref<64x16xf32>) {{
+func.func @f{n}(%src: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %v = pto.make_tensor_view %src, shape = [%c64, %c16], strides = [%c16, %c1] {{layout = #pto.layout<nd>}} : !pto.tensor_view<64x16xf32>
   scf.for %i = %c0 to %c4 step %c1 {{
-    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
-    "pto.tload"(%src, %i, %c0, %t) : (memref<64x16xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    %r = arith.muli %i, %c16 : index
+    %p = pto.partition_view %v, offsets = [%r, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
   }} {{pto.pipeline_stages = 2 : i64}}
   return
 }}
@@ -74,10 +79,10 @@ def row_contexts(n: int) -> tuple[str, str, bool]:
     import pto_dialect
     from pto_dialect.session import Session, Source
 
-    text = (ROOT / "examples" / "double_buffer_add.mlir").read_text()
+    text = (ROOT / "examples" / "double_buffer_add.pto").read_text()
 
     def one() -> None:
-        with Session(Source("k.mlir", text)) as session:
+        with Session(Source("k.pto", text)) as session:
             module = session.parse()
             pto_dialect.run_passes(module, "pto-pipeline")
 
@@ -102,7 +107,7 @@ def row_contexts(n: int) -> tuple[str, str, bool]:
 def row_split(small: int, big: int, tmp: Path) -> tuple[str, str, bool]:
     runs = {}
     for n in (small, big):
-        path = tmp / f"split{n}.mlir"
+        path = tmp / f"split{n}.pto"
         path.write_text("// -----\n".join(CHUNK.format(n=i) for i in range(n)))
         runs[n] = measure([str(BIN / "pto-opt"), str(path), "--split-input-file", "--pto-pipeline", "-o", "/dev/null"])
     (t_small, m_small, rc_small), (t_big, m_big, rc_big) = runs[small], runs[big]
@@ -121,7 +126,7 @@ def row_script(script: str, count: int) -> tuple[str, str, bool]:
 
 
 def row_remarks(loops: int, tmp: Path) -> tuple[str, str, bool]:
-    path = tmp / f"k{loops}.mlir"
+    path = tmp / f"k{loops}.pto"
     path.write_text(pto_kernel(loops))
     cmd = [str(BIN / "pto-opt"), str(path), "--pto-pipeline", "-o", "/dev/null"]
     quiet, _, rc_quiet = measure(cmd)

@@ -1,13 +1,17 @@
-"""Kernels from the repository's `.mlir` files, for differential testing.
+"""Kernels from the repository's `.pto` and `.mlir` files, for differential
+testing.
 
 Every chunk (between `// -----` lines) of every file that contains a
-`pto.pipeline_stages` loop is parsed and verified; each function in it with
-a body and at least one memref argument is a kernel. Values for its scalar
-(integer/index) arguments come from a `pto-run ... --arg` line in the file
-when there is one, else from a few guesses (bounds-like names get small
-values, steps 1 or 2, trip counts up to 8, preferably not a multiple of N): the first set under which the
+`pto.pipeline_stages` loop is parsed and verified (either spelling); each
+function in it with a body and at least one global-memory argument (a
+`!pto.ptr`, a `!pto.tensor_view` or `!pto.partition_tensor_view`, or a
+memref) is a kernel. Values for its scalar (integer/index) arguments come
+from a `pto-run ... --arg` line in the file when there is one, else from a
+few guesses (bounds-like names get small values, steps 1 or 2, trip counts
+up to 8, preferably not a multiple of N): the first set under which the
 function runs without an error is used, preferring one that reads no
-never-written memory. A dynamic memref dimension becomes DYNAMIC_SIZE.
+never-written memory. A dynamic dimension of a shaped argument (memref or
+view) becomes DYNAMIC_SIZE; a pointer's extent is what its views reach.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from pathlib import Path
 from mlir import ir
 
 SPLIT_MARKER = "// -----"
+SUFFIXES = ("*.pto", "*.mlir")
+GM_TYPE_MARKERS = ("memref<", "!pto.ptr<", "!pto.tensor_view<", "!pto.partition_tensor_view<")
+"""Text that a chunk with a global-memory argument contains (a cheap filter before parsing)."""
 DYNAMIC_SIZE = 256
-"""What a dynamic memref dimension becomes (enough rows for the guessed trip counts)."""
+"""What a dynamic dimension of a shaped argument becomes (enough rows for the guessed trip counts)."""
 _RUN_ARG = re.compile(r"--arg[= ]%?([\w$.\-]+)=(-?\d+)")
 
 
@@ -47,12 +54,12 @@ def _chunks(source):
 
 
 def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKernel]:
-    from ..interpreter.inputs import arguments
+    from ..interpreter.inputs import arguments, gm_kind
     from ..interpreter.scalars import int_width
     from ..session import Session, Source
 
     kernels: list[CorpusKernel] = []
-    files = sorted(p for d in directories for p in (root / d).rglob("*.mlir"))
+    files = sorted(p for d in directories for suffix in SUFFIXES for p in (root / d).rglob(suffix))
     for path in files:
         text = path.read_text(errors="replace")
         if "pto.pipeline_stages" not in text:
@@ -60,7 +67,7 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
         run_values = {m.group(1): int(m.group(2)) for m in _RUN_ARG.finditer(text)}
         source = Source(path.relative_to(root).as_posix(), text)
         for chunk in _chunks(source):
-            if "pto.pipeline_stages" not in chunk.text or "memref<" not in chunk.text:
+            if "pto.pipeline_stages" not in chunk.text or not any(m in chunk.text for m in GM_TYPE_MARKERS):
                 continue
             padded = chunk.padded()
             # negative tests are expected to fail here: their diagnostics are not news
@@ -72,7 +79,7 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
                     if op.operation.name != "func.func" or not len(op.regions[0].blocks):
                         continue
                     args = arguments(op.operation, padded)
-                    if not any(isinstance(a.type, ir.MemRefType) for a in args):
+                    if not any(gm_kind(a.type) for a in args):
                         continue
                     kernels.append(
                         CorpusKernel(
@@ -83,14 +90,33 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
                             [a.name[1:] for a in args if int_width(a.type) is not None],
                             "expected-error" in chunk.text,
                             run_values,
-                            {
-                                a.name[1:]: tuple(DYNAMIC_SIZE if ir.ShapedType.is_dynamic_size(d) else d for d in ir.MemRefType(a.type).shape)
-                                for a in args
-                                if isinstance(a.type, ir.MemRefType) and not ir.MemRefType(a.type).has_static_shape
-                            },
+                            {a.name[1:]: shape for a in args if (shape := dynamic_shape(a.type)) is not None},
                         )
                     )
     return kernels
+
+
+def dynamic_shape(t: ir.Type) -> tuple[int, ...] | None:
+    """The shape a shaped global-memory argument with dynamic dimensions is
+    run with (each dynamic dimension DYNAMIC_SIZE), else None."""
+    from ..types import DYNAMIC, ViewType, pto_type
+
+    if isinstance(t, ir.MemRefType):
+        shape = tuple(ir.MemRefType(t).shape)
+        dynamic = [ir.ShapedType.is_dynamic_size(d) for d in shape]
+    else:
+        view = pto_type(t)
+        if not isinstance(view, ViewType):
+            return None
+        shape = tuple(view.shape)
+        dynamic = [d == DYNAMIC for d in shape]
+    if not any(dynamic):
+        return None
+    return tuple(DYNAMIC_SIZE if dyn else d for d, dyn in zip(shape, dynamic))
+
+
+TILE_SIZES = (16, 8, 32, 4, 64)
+"""Values tried for every scalar argument at once when the guesses fail (valid sizes)."""
 
 
 def _guesses(name: str) -> list[int]:
@@ -113,6 +139,12 @@ def candidate_values(kernel: CorpusKernel, limit: int = 12) -> list[dict]:
         out.append({**kernel.shapes, **dict(zip(names, combo))})
         if len(out) >= limit:
             break
+    # valid-shape operands: a tile's valid region must match what it is
+    # loaded from, so try tile-sized values for every argument at once
+    for size in TILE_SIZES:
+        values = {**kernel.shapes, **{n: size for n in names}}
+        if values not in out:
+            out.append(values)
     return out
 
 

@@ -1,11 +1,21 @@
-"""Fuzzing `pto-opt` and `pto-run`: malformed and extreme inputs must end in
-a diagnostic and exit code 0 or 1, never a traceback, a crash or a hang.
+"""Fuzzing `pto-opt`, `pto-run`, the reader/writer round trip and the Python
+API: malformed and extreme inputs must end in a diagnostic and exit code 0
+or 1, never a traceback, a crash or a hang.
 
-Inputs (`make_inputs`): the repository's .mlir files mutated (truncated,
-lines deleted, duplicated or swapped, numbers replaced by extreme values,
-types and SSA names swapped, bytes flipped, files spliced), random bytes,
-and generated extremes (deep nesting, huge trip counts, slot counts, shapes
-and memrefs, very long bodies).
+Inputs (`make_inputs`): the repository's .pto and .mlir files, generated
+kernels in ptoas syntax, their generic form (`--mlir-print-op-generic`) and
+mixed text (ptoas-syntax types in generic ops, generic types in ptoas-syntax
+ops), mutated (truncated, lines deleted, duplicated or swapped, numbers
+replaced by extreme values, types, keywords, tile-type fields and SSA names
+swapped, types respelled, bytes flipped, files spliced), random bytes, and
+generated extremes (deep nesting, huge trip counts, slot counts, shapes,
+views, addresses and valid sizes, very long bodies).
+
+Tools: `pto-opt` and `pto-run` as users run them; `pto-roundtrip` (reads
+an input with pto-opt, then reads back what it printed, in ptoas syntax and
+in the generic form: the printed text must read back and print the same);
+`pto-api` (`pto_dialect.parse` and `print_module`: a module or a
+`ParseError` with located diagnostics).
 
 Execution: inputs run in-process (calling the tools' `main`, with file
 descriptors 1 and 2 captured so C++ output is seen too) inside a worker
@@ -16,8 +26,10 @@ through the installed executables, as a user would.
 
 Verdicts: `ok` (exit 0, or exit 1 with an `error:` line), `traceback`,
 `internal-error` (a tool caught an exception it did not expect: a bug
-reported politely), `bad-exit` (any other exit code), `no-diagnostic`
-(exit 1 with no `error:` line), `hang`, `crash` (the process died).
+reported politely), `round-trip` (printed text that does not read back, or
+reads back to other text), `bad-exit` (any other exit code),
+`no-diagnostic` (exit 1 with no `error:` line), `hang`, `crash` (the
+process died).
 """
 
 from __future__ import annotations
@@ -35,18 +47,22 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .roundtrip import ROUNDTRIP_MARK  # how the round-trip tools say their property failed
+
 OK = "ok"
 TRACEBACK = "traceback"
 INTERNAL = "internal-error"
+ROUNDTRIP = "round-trip"
 BAD_EXIT = "bad-exit"
 NO_DIAGNOSTIC = "no-diagnostic"
 HANG = "hang"
 CRASH = "crash"
 
+
 DEFAULT_TIMEOUT = 20.0
 RUN_LIMITS = ["--max-ops", "50000", "--max-arg-bytes", str(16 << 20)]
 """pto-run limits under fuzzing: enough for every real kernel, small enough
-that a huge trip count or memref ends in an error within the time limit."""
+that a huge trip count or tensor ends in an error within the time limit."""
 
 EXTREME_NUMBERS = [
     "0", "-1", "1", "2", "17", "255", "256", "65536", "2147483647", "2147483648", "-2147483648",
@@ -55,18 +71,49 @@ EXTREME_NUMBERS = [
 ]  # fmt: skip
 TYPE_SWAPS = [
     ("f32", "f16"), ("f16", "bf16"), ("f32", "i8"), ("i32", "f32"), ("index", "i64"), ("i64", "index"),
-    ('"vec"', '"left"'), ('"mat"', '"acc"'), ('"left"', '"right"'), ('"acc"', '"bias"'), ("i64: ", "i32: "),
-    ("memref<", "tensor<"), ("!pto.tile_buf", "!pto.multi_tile_buf"), ("pto.tload", "pto.tstore"),
-    ("pto.tadd", "pto.tmatmul"), ("scf.for", "scf.if"), ("alloc_tile", "alloc_multi_tile"),
+    ("f32", "f8E4M3FN"), ("f16", "!pto.hif8"), ("f32", "i1"), ("xf32", "xindex"),
+    ("vec,", "left,"), ("mat,", "acc,"), ("left,", "right,"), ("acc,", "bias,"), ("vec,", "gm,"),
+    ("loc=vec", "loc=acc"), ("loc=mat", "loc=zero"), ('"vec"', '"left"'), ("i64: ", "i32: "),
+    ("!pto.tile_buf", "!pto.multi_tile_buf"), ("!pto.partition_tensor_view", "!pto.tensor_view"),
+    ("!pto.tensor_view", "!pto.partition_tensor_view"), ("!pto.ptr<", "!pto.tensor_view<"), ("!pto.ptr<f32>", "!pto.ptr<f32, vec>"),
+    ("memref<", "tensor<"), ("pto.tload", "pto.tstore"), ("pto.tadd", "pto.tmatmul"), ("pto.tmatmul.acc", "pto.tmatmul"),
+    ("pto.tmatmul ", "pto.tmatmul.acc "), ("pto.tadds", "pto.tadd"), ("pto.texp", "pto.tcvt"), ("pto.tcvt", "pto.tmov"),
+    ("scf.for", "scf.if"), ("alloc_tile", "alloc_multi_tile"), ("make_tensor_view", "partition_view"),
 ]  # fmt: skip
-JUNK = ["{", "}", "(", ")", "<", ">", '"', "%", "@", "!", "#", ":", ",", "\x00", "\ufffd", "\\", "^bb0:", "// -----\n"]
+KEYWORD_SWAPS = [
+    ("ins(", "outs("), ("outs(", "ins("), ("ins(", "("), ("shape = [", "strides = ["), ("offsets = [", "sizes = ["),
+    ("sizes = [", "offsets = ["), ("valid_row = ", "valid_col = "), ("valid_col = ", "addr = "), ("addr = ", "valid_row = "),
+    (" : !pto", " !pto"), ("] : ", "] -> "), (" -> !pto.partition", " : !pto.partition"), ("{layout = #pto.layout<nd>}", ""),
+    ("#pto.layout<nd>", "#pto.layout<zz>"), ("#pto.layout<nd>", '#pto.layout<"nd">'), ("#pto.layout<nd>", "#pto.opaque<nd>"),
+    ("round_mode CAST_RINT", "round_mode CAST"), ("kernel_kind<vector>", "kernel_kind<scalar>"), ("count=", "count ="),
+    ("count=", "valid="), ("pto.target_arch", "pto.target"), ('"a5"', '"a9"'), ('"a2a3"', '"A3"'),
+]  # fmt: skip
+FIELD_VALUES = {
+    "loc": ["vec", "mat", "left", "right", "acc", "bias", "scaling", "gm", "zero", '"vec"', "", "loc"],
+    "dtype": ["f32", "f16", "bf16", "i8", "i1", "index", "f64", "ui8", "f8E5M2", "!pto.hif8", "!pto.f4E2M1x2", "none", "vector<4xf32>"],
+    "rows": ["16", "1", "0", "-1", "17", "1000000", "9223372036854775807", "99999999999999999999", "?", "x"],
+    "cols": ["16", "8", "7", "0", "-16", "4096", "9223372036854775807", "?", ""],
+    "v_row": ["?", "-1", "-2", "0", "16", "17", "1000", "x", ""],
+    "v_col": ["?", "-1", "0", "16", "65", "?x?"],
+    "blayout": ["row_major", "col_major", "none_box", "zz", ""],
+    "slayout": ["none_box", "row_major", "col_major", "box", "1"],
+    "fractal": ["512", "32", "1024", "16", "0", "-512", "4294967808"],
+    "pad": ["0", "3", "4", "-1", "4294967296"],
+    "compact": ["0", "1", "2", "3", "-1"],
+    "count": ["2", "16", "1", "17", "0", "-2", "4294967298", "?"],
+    "valid": ["?x?", "16x16", "0x0", "17x1", "?", "8x8x8", "-1x-1", "x"],
+}
+JUNK = [
+    "{", "}", "(", ")", "<", ">", "[", "]", '"', "%", "@", "!", "#", ":", ",", "=", "?", "x", "\x00", "\ufffd", "\\", "^bb0:",
+    "// -----\n", "ins(", "outs(", "!pto.tile_buf<", "loc=",
+]  # fmt: skip
 
 
 @dataclass
 class FuzzInput:
-    name: str  # how it was made, e.g. "truncate(test/Foo.mlir)"
+    name: str  # how it was made, e.g. "truncate(test/Foo.pto)"
     data: bytes
-    tool: str  # pto-opt | pto-run
+    tool: str  # pto-opt | pto-run | pto-roundtrip | pto-api
     args: list[str] = field(default_factory=list)  # after the input path
 
 
@@ -87,19 +134,111 @@ class FuzzResult:
 
 # --- making inputs -------------------------------------------------------------------------
 
+SOURCE_SUFFIXES = ("*.pto", "*.mlir")
 
-def seed_corpus(root: Path, generated: int = 20) -> list[tuple[str, str]]:
-    """(name, text) of every .mlir file under test/ and examples/, and of
-    `generated` kernels from kernel_gen (richer kernels reach deeper into
-    the passes and the interpreter)."""
+
+def seed_corpus(root: Path, generated: int = 20, printed: int = 8) -> list[tuple[str, str]]:
+    """(name, text) of every .pto and .mlir file under test/ and examples/,
+    of `generated` kernels from kernel_gen (richer kernels reach deeper into
+    the passes and the interpreter), and of the first `printed` of them as
+    pto-opt prints them, in the generic form and mixed (some of the generic
+    form's types in ptoas spelling, some of the kernel's in generic)."""
     from .kernel_gen import generate
 
     out = []
     for d in ("test", "examples"):
-        for p in sorted((root / d).rglob("*.mlir")):
+        paths = sorted(p for suffix in SOURCE_SUFFIXES for p in (root / d).rglob(suffix))
+        for p in paths:
             out.append((p.relative_to(root).as_posix(), p.read_text(errors="replace")))
-    out += [(f"kernel_gen seed {s}", generate(s).text) for s in range(1000, 1000 + generated)]
+    kernels = [(s, generate(s).text) for s in range(1000, 1000 + generated)]
+    out += [(f"kernel_gen seed {s}", text) for s, text in kernels]
+    rng = random.Random(0)
+    for s, text in kernels[:printed]:
+        spellings = _spellings(text)
+        if spellings is None:
+            continue
+        ptoas, generic = spellings
+        out.append((f"kernel_gen seed {s} generic", generic))
+        out.append((f"kernel_gen seed {s} generic, ptoas types", respell_types(rng, generic, "ptoas")))
+        out.append((f"kernel_gen seed {s} printed, generic types", respell_types(rng, ptoas, "generic")))
     return out
+
+
+def _spellings(text: str) -> tuple[str, str] | None:
+    """(ptoas, generic) text of a kernel as pto-opt prints it, or None."""
+    from mlir import ir
+
+    from ..api import ParseError, parse, print_module
+
+    try:
+        with ir.Context():
+            module = parse(text)
+            return print_module(module), print_module(module, generic=True)
+    except ParseError:
+        return None
+
+
+_PTO_TYPE = re.compile(r"!pto\.(tile_buf|multi_tile_buf|ptr|tensor_view|partition_tensor_view)<")
+
+
+def respell_types(rng: random.Random, text: str, to: str, p: float = 0.5) -> str:
+    """`text` with about a fraction `p` of its pto types in the other
+    spelling: `to="ptoas"` rewrites generic types, `to="generic"` ptoas ones
+    (types the project's own parsers do not take are left as they are)."""
+    from ..op_format import balanced_end
+    from ..types import TypeSyntaxError, parse_generic_type, parse_ptoas_type
+
+    out, pos, inside = [], 0, 0
+    for m in _PTO_TYPE.finditer(text):
+        if m.start() < inside:
+            continue  # a slot inside a multi-tile type: types are respelled whole
+        end = balanced_end(text, m.end() - 1)
+        if end < 0:
+            continue
+        inside = end
+        if rng.random() >= p:
+            continue
+        original = text[m.start() : end]
+        view = None
+        if to == "ptoas":
+            view = parse_generic_type(original)
+            replacement = view.ptoas() if view is not None else None
+        else:
+            try:
+                view, stop = parse_ptoas_type(text, m.start())
+            except TypeSyntaxError:
+                view = None
+            replacement = view.generic() if view is not None and stop == end else None
+        if replacement is None:
+            continue
+        out.append(text[pos : m.start()])
+        out.append(replacement)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def respell_tile(rng: random.Random, text: str) -> str | None:
+    """One tile type of `text` in another valid spelling (verbose, compact,
+    compact with its keys shuffled, generic), or None."""
+    from ..types import TileBufType, TypeSyntaxError, parse_ptoas_type
+    from .kernel_gen import TileT, compact_type, generic_type, verbose_type
+
+    hits = [m.start() for m in re.finditer(r"!pto\.tile_buf<", text)]
+    rng.shuffle(hits)
+    for at in hits[:4]:
+        try:
+            view, end = parse_ptoas_type(text, at)
+        except TypeSyntaxError:
+            continue
+        if not isinstance(view, TileBufType) or view.pad or view.compact:
+            continue
+        t = TileT(view.loc, view.rows, view.cols, view.dtype, view.valid_row < 0, view.valid_col < 0, view.blayout, view.slayout, view.fractal)
+        if (not t.dyn_row and view.valid_row != view.rows) or (not t.dyn_col and view.valid_col != view.cols):
+            continue  # a partial static valid shape: TileT has no spelling for it
+        spelling = rng.choice([verbose_type(t), compact_type(t), compact_type(t, rng), generic_type(t)])
+        return text[:at] + spelling + text[end:]
+    return None
 
 
 def _lines_mutation(rng: random.Random, text: str) -> tuple[str, str]:
@@ -119,9 +258,50 @@ def _lines_mutation(rng: random.Random, text: str) -> tuple[str, str]:
     return kind, "\n".join(lines)
 
 
+def _swap(rng: random.Random, text: str, table) -> str | None:
+    a, b = rng.choice(table)
+    if rng.random() < 0.5:
+        a, b = b, a
+    hits = [m.start() for m in re.finditer(re.escape(a), text)]
+    if not hits:
+        return None
+    at = rng.choice(hits)
+    return text[:at] + b + text[at + len(a) :]
+
+
+_FIELD = re.compile(r"\b(loc|dtype|rows|cols|v_row|v_col|blayout|slayout|fractal|pad|compact|count|valid)\s*=\s*([^,>\s]*)")
+_COMPACT_HEAD = re.compile(r"!pto\.(?:multi_)?tile_buf<(\w+), (\d+)x(\d+)x(\w+)")
+
+
+def _field_mutation(rng: random.Random, text: str) -> str | None:
+    """A field of a tile type set to another (valid or invalid) value, or a
+    field repeated, dropped or added."""
+    fields = list(_FIELD.finditer(text))
+    heads = list(_COMPACT_HEAD.finditer(text))
+    if not fields and not heads:
+        return None
+    if heads and (not fields or rng.random() < 0.3):
+        m = rng.choice(heads)
+        group = rng.randrange(1, 5)
+        value = rng.choice(FIELD_VALUES[("loc", "rows", "cols", "dtype")[group - 1]])
+        return text[: m.start(group)] + value + text[m.end(group) :]
+    m = rng.choice(fields)
+    key = m.group(1)
+    how = rng.random()
+    if how < 0.7:
+        return text[: m.start(2)] + rng.choice(FIELD_VALUES[key]) + text[m.end(2) :]
+    if how < 0.8:  # repeated
+        return text[: m.end()] + ", " + m.group(0) + text[m.end() :]
+    if how < 0.9:  # dropped (with its comma)
+        start = text.rfind(",", 0, m.start())
+        return text[: start if start >= 0 else m.start()] + text[m.end() :]
+    other = rng.choice(list(FIELD_VALUES))  # another key added
+    return text[: m.end()] + f", {other}={rng.choice(FIELD_VALUES[other])}" + text[m.end() :]
+
+
 def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
     """One random mutation of `text` (`other`: a second input for splicing)."""
-    kind = rng.choice(["truncate", "lines", "number", "number", "type", "ssa", "bytes", "junk", "splice", "stages"])
+    kind = rng.choice(["truncate", "lines", "number", "number", "type", "keyword", "field", "field", "respell", "ssa", "bytes", "junk", "splice", "stages"])
     if kind == "truncate":
         return kind, text[: rng.randrange(len(text) + 1)]
     if kind == "lines":
@@ -133,14 +313,18 @@ def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
             return kind, text[: m.start()] + rng.choice(EXTREME_NUMBERS) + text[m.end() :]
     if kind == "stages":
         return kind, re.sub(r"pto\.pipeline_stages = \d+", f"pto.pipeline_stages = {rng.choice(EXTREME_NUMBERS)}", text)
-    if kind == "type":
-        a, b = rng.choice(TYPE_SWAPS)
-        if rng.random() < 0.5:
-            a, b = b, a
-        hits = [m.start() for m in re.finditer(re.escape(a), text)]
-        if hits:
-            at = rng.choice(hits)
-            return kind, text[:at] + b + text[at + len(a) :]
+    if kind in ("type", "keyword"):
+        mutated = _swap(rng, text, TYPE_SWAPS if kind == "type" else KEYWORD_SWAPS)
+        if mutated is not None:
+            return kind, mutated
+    if kind == "field":
+        mutated = _field_mutation(rng, text)
+        if mutated is not None:
+            return kind, mutated
+    if kind == "respell":
+        mutated = respell_tile(rng, text)
+        if mutated is not None:
+            return kind, mutated
     if kind == "ssa":
         names = sorted(set(re.findall(r"%[\w$.\-]+", text)))
         if len(names) >= 2:
@@ -162,15 +346,29 @@ def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
     return "truncate", text[: rng.randrange(len(text) + 1)]
 
 
+# The kernels below are ptoas syntax: a pointer argument, its tensor view and
+# a partition of it loaded into a tile.
+T = "!pto.tile_buf<vec, 4x8xf32>"
+VIEW = "!pto.tensor_view<4x8xf32>"
+PART = "!pto.partition_tensor_view<4x8xf32>"
+_PROLOGUE = [
+    "  %c0 = arith.constant 0 : index",
+    "  %c1 = arith.constant 1 : index",
+    "  %c2 = arith.constant 2 : index",
+    "  %c4 = arith.constant 4 : index",
+    "  %c8 = arith.constant 8 : index",
+    f"  %tv = pto.make_tensor_view %A, shape = [%c4, %c8], strides = [%c8, %c1] {{layout = #pto.layout<nd>}} : {VIEW}",
+]
+_LOAD = [
+    f"%pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c4, %c8] : {VIEW} -> {PART}",
+    f"%t = pto.alloc_tile : {T}",
+    f"pto.tload ins(%pv : {PART}) outs(%t : {T})",
+]
+
+
 def deep_nesting(depth: int, kind: str) -> str:
-    """A kernel whose tile op sits `depth` regions deep."""
-    t = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
-    head = [
-        "func.func @deep(%A: memref<4x8xf32>, %c: i1) {",
-        "  %c0 = arith.constant 0 : index",
-        "  %c1 = arith.constant 1 : index",
-        "  %c2 = arith.constant 2 : index",
-    ]
+    """A kernel whose tile ops sit `depth` regions deep."""
+    head = ["func.func @deep(%A: !pto.ptr<f32>, %c: i1) {", *_PROLOGUE]
     opens, closes = [], []
     for d in range(depth):
         if kind == "for":
@@ -180,42 +378,81 @@ def deep_nesting(depth: int, kind: str) -> str:
         else:
             opens.append("scf.if %c {")
             closes.append("}")
-    body = [f'%t = "pto.alloc_tile"() : () -> {t}', f'"pto.tload"(%A, %c0, %c0, %t) : (memref<4x8xf32>, index, index, {t}) -> ()']
-    return "\n".join(head + opens + body + closes[::-1] + ["  return", "}"]) + "\n"
+    return "\n".join(head + opens + _LOAD + closes[::-1] + ["  return", "}"]) + "\n"
+
+
+def pipeline_loop(ub, stages, body: str = "") -> str:
+    """A pipeline loop of `ub` trips marked with `stages`, loading one tile (then `body`)."""
+    return "\n".join(
+        [
+            "func.func @k(%A: !pto.ptr<f32>) {",
+            *_PROLOGUE,
+            f"  %ub = arith.constant {ub} : index",
+            "  scf.for %i = %c0 to %ub step %c1 {",
+            *("    " + line for line in _LOAD),
+            *([body] if body else []),
+            f"  }} {{pto.pipeline_stages = {stages} : i64}}",
+            "  return",
+            "}",
+            "",
+        ]
+    )
 
 
 def extremes() -> list[tuple[str, str, list[str]]]:
     """(name, text, pto-run arguments) of inputs with huge sizes and counts."""
-    t = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
 
-    def loop(ub, stages, body=""):
-        return f"""
-func.func @k(%A: memref<4x8xf32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %ub = arith.constant {ub} : index
-  scf.for %i = %c0 to %ub step %c1 {{
-    %t = "pto.alloc_tile"() : () -> {t}
-    "pto.tload"(%A, %c0, %c0, %t) : (memref<4x8xf32>, index, index, {t}) -> (){body}
-  }} {{pto.pipeline_stages = {stages} : i64}}
-  return
-}}
-"""
+    def view_kernel(shape: str, sizes: str, offsets: str, extra_args: str = "", tile: str = T, part: str = PART) -> str:
+        return "\n".join(
+            [
+                f"func.func @k(%A: !pto.ptr<f32>{extra_args}) {{",
+                *_PROLOGUE[:5],
+                f"  %tv = pto.make_tensor_view %A, shape = [{shape}], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>",
+                f"  %pv = pto.partition_view %tv, offsets = [{offsets}], sizes = [{sizes}] : !pto.tensor_view<?x?xf32> -> {part}",
+                f"  %t = pto.alloc_tile : {tile}",
+                f"  pto.tload ins(%pv : {part}) outs(%t : {tile})",
+                "  return",
+                "}",
+                "",
+            ]
+        )
+
+    many_adds = "\n".join(f"    pto.tadd ins(%t, %t : {T}, {T}) outs(%t : {T})" for _ in range(3000))
+    dyn = "!pto.tile_buf<vec, 4x8xf32, valid=?x8>"
+    huge_valid = (
+        f"func.func @k(%n: index) {{\n  %t = pto.alloc_tile valid_row = %n : {dyn}\n  pto.tadd ins(%t, %t : {dyn}, {dyn}) outs(%t : {dyn})\n  return\n}}\n"
+    )
+    negative_addr = f"func.func @k(%a: i64) {{\n  %t = pto.alloc_tile addr = %a : {T}\n  pto.tadd ins(%t, %t : {T}, {T}) outs(%t : {T})\n  return\n}}\n"
+    many_types = ", ".join(f"%a{i}: !pto.tile_buf<vec, {i + 1}x32xi8, valid=?x{i % 32}>" for i in range(1500))
+    far = view_kernel("%big, %c8", "%c4, %c8", "%big1, %c0", ", %big: index, %big1: index")
     out = [
-        ("huge-trip-count", loop(10**15, 2), []),
-        ("max-index-trip-count", loop(2**63 - 1, 2), []),
-        ("huge-stages", loop(8, 2**40), []),
-        ("stages-16", loop(64, 16), []),
-        ("stages-17", loop(64, 17), []),
-        ("huge-tile", 'func.func @k() {\n  %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 1000000000, 1000000000>, f32>\n  return\n}\n', []),
-        ("huge-slots", f'func.func @k() {{\n  %t = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<{t}, 1000000 : i64>\n  return\n}}\n', []),
+        ("huge-trip-count", pipeline_loop(10**15, 2), []),
+        ("max-index-trip-count", pipeline_loop(2**63 - 1, 2), []),
+        ("huge-stages", pipeline_loop(8, 2**40), []),
+        ("stages-16", pipeline_loop(64, 16), []),
+        ("stages-17", pipeline_loop(64, 17), []),
+        ("huge-tile", "func.func @k() {\n  %t = pto.alloc_tile : !pto.tile_buf<vec, 1000000000x1000000000xf32>\n  return\n}\n", []),
+        (
+            "huge-verbose-tile",
+            "func.func @k() {\n  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=9223372036854775807, cols=9223372036854775807, "
+            "v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>\n  return\n}\n",
+            [],
+        ),
+        ("huge-slots", "func.func @k() {\n  %t = pto.alloc_multi_tile : !pto.multi_tile_buf<vec, 4x8xf32, count=1000000>\n  return\n}\n", []),
         ("huge-memref", "func.func @k(%A: memref<100000000x100000000xf32>) {\n  return\n}\n", []),
-        ("huge-dynamic-memref", "func.func @k(%A: memref<?x?xf32>) {\n  return\n}\n", ["--arg", "A=99999999999x99999999999"]),
-        ("huge-addr", f'func.func @k() {{\n  %a = arith.constant 9223372036854775807 : i64\n  %t = "pto.alloc_tile"(%a) : (i64) -> {t}\n  return\n}}\n', []),
-        ("negative-addr", f'func.func @k(%a: i64) {{\n  %t = "pto.alloc_tile"(%a) : (i64) -> {t}\n  return\n}}\n', ["--arg", "a=-64"]),
+        ("huge-view-arg", "func.func @k(%A: !pto.tensor_view<100000000x100000000xf32>) {\n  return\n}\n", []),
+        ("huge-dynamic-view-arg", "func.func @k(%A: !pto.tensor_view<?x?xf32>) {\n  return\n}\n", ["--arg", "A=99999999999x99999999999"]),
+        ("huge-view-extent", far, ["--arg", "big=99999999999", "--arg", "big1=99999999990"]),
+        ("huge-partition-offset", view_kernel("%c4, %c8", "%c4, %c8", "%off, %c0", ", %off: index"), ["--arg", "off=9223372036854775807"]),
+        ("negative-partition-offset", view_kernel("%c4, %c8", "%c4, %c8", "%off, %c0", ", %off: index"), ["--arg", "off=-4"]),
+        ("huge-valid", huge_valid, ["--arg", "n=9223372036854775807"]),
+        ("negative-valid", huge_valid, ["--arg", "n=-3"]),
+        ("huge-addr", f"func.func @k() {{\n  %a = arith.constant 9223372036854775807 : i64\n  %t = pto.alloc_tile addr = %a : {T}\n  return\n}}\n", []),
+        ("negative-addr", negative_addr, ["--arg", "a=-64"]),
         ("huge-arg", "func.func @k(%n: index) {\n  return\n}\n", ["--arg", "n=" + "9" * 400]),
-        ("long-body", loop(4, 2, "".join(f'\n    "pto.tadd"(%t, %t, %t) : ({t}, {t}, {t}) -> ()' for _ in range(3000))), []),
+        ("long-body", pipeline_loop(4, 2, many_adds), []),
         ("many-functions", "".join(f"func.func @f{i}() {{\n  return\n}}\n" for i in range(2000)), []),
+        ("many-types", f"func.func @k({many_types}) {{\n  return\n}}\n", []),
         ("recursion", "func.func @k() {\n  func.call @k() : () -> ()\n  return\n}\n", []),
         ("empty", "", []),
         ("only-comment", "// nothing here\n", []),
@@ -235,13 +472,25 @@ OPT_FLAGS = [
     ["--pass-pipeline=builtin.module(pto-pipeline{use-ptoas-multi-buffer=false},canonicalize)"],
     ["--split-input-file", "--verify-diagnostics"],
     ["--convert-to-ptoas-multi-buffer=normalize-loops=true spaces=vec,mat,left"],
+    ["--mlir-print-op-generic"],
+    ["--pto-pipeline", "--mlir-print-op-generic"],
 ]
+ROUNDTRIP_FLAGS = [
+    [],
+    [],
+    ["--mlir-print-op-generic"],
+    ["--convert-to-ptoas-multi-buffer"],
+    ["--pto-pipeline", "--use-ptoas-multi-buffer"],
+    ["--pto-pipeline"],
+]
+"""What the round-trip tool runs first (the printed text of any run must read back)."""
 RUN_PIPELINES = [
     "pto-pipeline{use-ptoas-multi-buffer=true}",
     "pto-pipeline{use-ptoas-multi-buffer=false}",
     "convert-to-ptoas-multi-buffer",
     "pto-allocate-memory-addr",
 ]
+TOOL_WEIGHTS = [("pto-opt", 4), ("pto-run", 3), ("pto-roundtrip", 2), ("pto-api", 1)]
 
 
 def _first_function(text: str) -> str:
@@ -252,22 +501,39 @@ def _first_function(text: str) -> str:
 def run_args(rng: random.Random, text: str, extra: list[str] | None = None) -> list[str]:
     args = ["--func", _first_function(text), *RUN_LIMITS]
     for name in sorted(set(re.findall(r"%([\w$.\-]+)\s*:\s*(?:index|i\d+)\b", text)))[:4]:
-        args += ["--arg", f"{name}={rng.choice([0, 1, 3, 8, -1])}"]
+        args += ["--arg", f"{name}={rng.choice([0, 1, 3, 8, 16, -1])}"]
     if rng.random() < 0.5:
         args += ["--compare-pipeline", rng.choice(RUN_PIPELINES)]
     return args + (extra or [])
 
 
+def tool_args(rng: random.Random, tool: str, text: str) -> list[str]:
+    if tool == "pto-run":
+        return run_args(rng, text)
+    if tool == "pto-roundtrip":
+        return list(rng.choice(ROUNDTRIP_FLAGS))
+    if tool == "pto-api":
+        return []
+    return list(rng.choice(OPT_FLAGS))
+
+
 def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -> list[FuzzInput]:
-    """At least `count` inputs: every extreme (for both tools) and some
-    random bytes first, then mutants of the corpus."""
+    """At least `count` inputs: every extreme (for pto-run, pto-opt and the
+    round trip), some random bytes and each corpus text unmutated through
+    the round trip, then mutants of the corpus."""
     inputs: list[FuzzInput] = []
     for name, text, extra in extremes():
         inputs.append(FuzzInput(name, text.encode(), "pto-run", run_args(rng, text, extra)))
         inputs.append(FuzzInput(name, text.encode(), "pto-opt", rng.choice(OPT_FLAGS)))
+        if not name.startswith("deep-") or name.endswith(("-50", "-300")):
+            inputs.append(FuzzInput(name, text.encode(), "pto-roundtrip", []))
     for i in range(max(count // 20, 2)):
         data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))
-        inputs.append(FuzzInput(f"random-bytes-{i}", data, rng.choice(["pto-opt", "pto-run"]), []))
+        inputs.append(FuzzInput(f"random-bytes-{i}", data, rng.choice(["pto-opt", "pto-run", "pto-api"]), []))
+    for name, text in corpus:
+        if "kernel_gen" in name:
+            inputs.append(FuzzInput(name, text.encode("utf-8", "surrogateescape"), "pto-roundtrip", tool_args(rng, "pto-roundtrip", text)))
+    tools, weights = zip(*TOOL_WEIGHTS)
     while len(inputs) < count:
         name, text = rng.choice(corpus)
         other = rng.choice(corpus)[1]
@@ -277,10 +543,8 @@ def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -
             steps.append(kind)
         label = f"{'+'.join(steps)}({name})"
         data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-        if rng.random() < 0.5:
-            inputs.append(FuzzInput(label, data, "pto-opt", rng.choice(OPT_FLAGS)))
-        else:
-            inputs.append(FuzzInput(label, data, "pto-run", run_args(rng, text)))
+        tool = rng.choices(tools, weights)[0]
+        inputs.append(FuzzInput(label, data, tool, tool_args(rng, tool, text)))
     return inputs
 
 
@@ -293,6 +557,10 @@ def judge(exit_code: int | None, stderr: str) -> tuple[str, str]:
     if "Traceback (most recent call last)" in stderr:
         start = next(i for i, line in enumerate(lines) if line.startswith("Traceback"))
         return TRACEBACK, "\n".join(lines[start:][-12:])
+    roundtrip = [i for i, line in enumerate(lines) if line.startswith(ROUNDTRIP_MARK)]
+    if roundtrip:  # the mark, and the errors of the run that broke it (before it)
+        at = roundtrip[0]
+        return ROUNDTRIP, "\n".join(lines[at : at + 8] + lines[max(0, at - 6) : at])
     internal = [line for line in lines if "internal error" in line]
     if internal:
         return INTERNAL, internal[0]
@@ -306,7 +574,17 @@ def judge(exit_code: int | None, stderr: str) -> tuple[str, str]:
 TOOLS = {
     "pto-opt": "pto_dialect.tools.pto_opt",
     "pto-run": "pto_dialect.tools.pto_run",
+    "pto-roundtrip": "pto_dialect.testing.roundtrip",
+    "pto-api": "pto_dialect.testing.roundtrip:api_main",
 }
+"""Tool name -> `module` (its `main`) or `module:function`, called with argv."""
+
+
+def tool_entry(spec: str):
+    import importlib
+
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module), function or "main")
 
 
 class _Alarm(BaseException):  # not Exception: the tools catch those
@@ -316,10 +594,9 @@ class _Alarm(BaseException):  # not Exception: the tools catch those
 def run_in_process(inp: FuzzInput, path: str, timeout: float, module: str | None = None) -> FuzzResult:
     """Run one input by calling the tool's main() (from `module`, by default
     the tool's) here, capturing fds 1 and 2."""
-    import importlib
     import signal
 
-    main = importlib.import_module(module or TOOLS[inp.tool]).main
+    main = tool_entry(module or TOOLS[inp.tool])
     with open(path, "wb") as f:
         f.write(inp.data)
     argv = [path, *inp.args]
@@ -367,12 +644,32 @@ def run_in_process(inp: FuzzInput, path: str, timeout: float, module: str | None
     return FuzzResult(inp.name, inp.tool, inp.args, status, code, seconds, detail)
 
 
+def command_line(inp: FuzzInput, path: str) -> str:
+    """A shell command that runs `inp` (saved at `path`) as the fuzzer did."""
+    import shlex
+
+    module, _, function = TOOLS[inp.tool].partition(":")
+    if inp.tool in ("pto-opt", "pto-run"):
+        head = inp.tool
+    elif function:
+        head = f"python -c 'import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))'"
+    else:
+        head = f"python -m {module}"
+    return " ".join([head, shlex.quote(path), *map(shlex.quote, inp.args)])
+
+
 def run_subprocess(inp: FuzzInput, path: str, timeout: float, executable_dir: str | None = None) -> FuzzResult:
     """Run one input through the installed executable."""
     with open(path, "wb") as f:
         f.write(inp.data)
     exe = os.path.join(executable_dir or os.path.dirname(sys.executable), inp.tool)
-    cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", TOOLS[inp.tool]]
+    module, _, function = TOOLS[inp.tool].partition(":")
+    if os.path.exists(exe):
+        cmd = [exe]
+    elif function:
+        cmd = [sys.executable, "-c", f"import sys; from {module} import {function}; sys.exit({function}(sys.argv[1:]))"]
+    else:
+        cmd = [sys.executable, "-m", module]
     start = time.perf_counter()
     try:
         proc = subprocess.run([*cmd, path, *inp.args], capture_output=True, timeout=timeout)
@@ -401,7 +698,7 @@ def worker(timeout: float) -> int:
     in-process and write the result, one JSON line each, on the original
     stdout."""
     out = os.fdopen(os.dup(1), "w", buffering=1)
-    path = tempfile.mktemp(suffix=".mlir", prefix="pto-fuzz-")
+    path = tempfile.mktemp(suffix=".pto", prefix="pto-fuzz-")
     try:
         for line in sys.stdin:
             if not line.strip():

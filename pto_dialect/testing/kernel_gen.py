@@ -1,10 +1,13 @@
-"""A seeded generator of random, valid pipeline kernels (MLIR text).
+"""A seeded generator of random, valid pipeline kernels in ptoas syntax.
 
-Every kernel is a `func.func @kernel` with one loop marked
-`pto.pipeline_stages = N` (N in 1..4; sometimes an inner or both loops are
-marked), memref inputs and outputs sized so that every `tload`/`tstore` is
-in bounds on every iteration, and tiles that are always written before they
-are read (so the result is defined and a pass that changes it is wrong).
+Every kernel is a `func.func @kernel` in PyPTO's shape: global memory comes
+in as `!pto.ptr<DTYPE>` arguments, each gets a `pto.make_tensor_view` (shape,
+strides, `{layout = #pto.layout<nd>}`) at the top of the function, and every
+`pto.tload`/`pto.tstore` moves a `pto.partition_view` of it whose offsets
+depend on the induction variable, sized so that every access is in bounds on
+every iteration. One loop is marked `pto.pipeline_stages = N` (N in 1..4;
+sometimes an inner or both loops are marked). Tiles are always written before
+they are read (so the result is defined and a pass that changes it is wrong).
 
 What varies, per kernel:
 - loop bounds: lb, ub, step static constants or function `index` arguments
@@ -12,19 +15,34 @@ What varies, per kernel:
   of the step;
 - how a block index is derived: the induction variable itself, the
   iteration number ((iv - lb) / step), or an `index` iter_arg counter;
-- element types f32, f16, bf16, i32, i16, i8; tile shapes; arch a2/a3/a5;
-- vector ops (binary, with a scalar, unary, tcvt, tmov through mat), each
-  writing a fresh tile, in place, or over an existing tile;
+- element types f32, f16, bf16, i32, i16, i8; tile shapes that satisfy
+  ptoas's layout rule (a row-major none_box tile has `cols * sizeof(dtype)`
+  a multiple of 32 bytes; boxed cube tiles whole boxes); `pto.target_arch`
+  absent, "a2a3" or "a5";
+- how tile types are spelled: PyPTO's verbose form, ptoas's compact form
+  (sometimes with default keys written out, in any order), both mixed, or
+  with some ops and types in the generic form; sometimes through aliases;
+- valid shapes: static, or `v_row=?`/`v_col=?` with `valid_row`/`valid_col`
+  operands that are constants, function arguments or values computed before
+  the loop (so the conversion can hoist them), and now and then computed in
+  the loop body (PyPTO's `min(rest, rows)`, which keeps the tile out of
+  conversion); the valid region is always the whole tile;
+- vector ops (binary, with a scalar, unary, tcvt with and without a rounding
+  mode, tmov through mat), each writing a fresh tile, in place, or over an
+  existing tile;
 - `scf.if` on the iteration parity writing a tile in both branches, and
   `scf.if` yielding one of two tiles;
 - accumulators loop-carried through memory (a tile defined before the loop,
   or one allocated in the body and initialised under `scf.if iv == lb`), and
   through iter_args (one tile, or two swapped every iteration);
 - an inner loop over column blocks, pipelined or not;
-- matmul chains: tload to mat, tmov to left/right, tmatmul / tmatmul_acc
-  into acc, stored from acc directly, through tmov to vec or through tcvt;
-  one matmul per row block or accumulation over K blocks;
-- tiles at user-given addresses.
+- matmul chains: tload to mat, tmov to left/right, `pto.tmatmul` /
+  `pto.tmatmul.acc ins(%acc, %l, %r ...) outs(%acc ...)` into acc, stored
+  from acc directly, through tmov to vec or through tcvt; one matmul per row
+  block or accumulation over K blocks; cube tiles none_box or in ptoas's
+  boxed layouts;
+- tiles at user-given addresses, and user-written multi-tile buffers
+  (`pto.alloc_multi_tile` + `pto.multi_tile_get` at `iv mod N`).
 
 `generate(seed)` is deterministic; `generate_from(rng)` takes any
 `random.Random` (hypothesis' `st.randoms()` shrinks through it); `kernels()`
@@ -34,12 +52,14 @@ is the hypothesis strategy.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
-from ..targets import ARCHS
-
 FUNCTION = "kernel"
+ARCHS = (None, None, "a2a3", "a5")  # absent (the default, a2a3), or named
 VECTOR_DTYPES = [("f32", 6), ("f16", 2), ("bf16", 1), ("i32", 2), ("i16", 1), ("i8", 1)]
+FLOAT_DTYPES = ("f32", "f16", "bf16")
+DTYPE_BYTES = {"i8": 1, "i16": 2, "f16": 2, "bf16": 2, "i32": 4, "f32": 4}
 FLOAT_SCALARS = ["0.5", "1.5", "-0.75", "2.0", "0.25", "-1.0"]
 INT_SCALARS = ["3", "-2", "7", "1", "-5"]
 CVT_TARGETS = {
@@ -50,37 +70,86 @@ CVT_TARGETS = {
     "i16": ["i32", "f16"],
     "i8": ["i16", "i32"],
 }
+ROUND_MODES = ["CAST_RINT", "RINT"]
+"""The rounding modes tcvt is given: those pto-run executes (round to
+nearest even; the others it refuses by name)."""
 MATMUL_TYPES = [("f16", "f32", 4), ("bf16", "f32", 1), ("i8", "i32", 1), ("f32", "f32", 1)]
 ADDR_ALIGN = {"vec": 32, "mat": 32, "left": 512, "right": 512, "acc": 512}
+STYLES = [("pypto", 3), ("compact", 3), ("mixed", 2), ("generic", 1)]
+"""How a kernel spells its tile types: PyPTO's verbose form, ptoas's compact
+form, either at each occurrence, or also the generic form (and some ops in
+generic form)."""
+LAYOUT_ALIGN = 32
+"""ptoas: a row-major none_box tile's rows are a multiple of 32 bytes."""
+MAX_TILE_BYTES = 2048
 
 
 @dataclass
 class GeneratedKernel:
     seed: int | None
     text: str
-    values: dict[str, int]  # scalar arguments (loop bounds) by name, without '%'
+    values: dict[str, int]  # scalar arguments (loop bounds, valid sizes) by name, without '%'
     features: frozenset[str]
     function: str = FUNCTION
+
+
+@dataclass(frozen=True)
+class TileT:
+    """A tile type as the generator plans it (spelled at each occurrence by
+    `_Builder.ty`)."""
+
+    loc: str
+    rows: int
+    cols: int
+    dtype: str
+    dyn_row: bool = False  # v_row = ?
+    dyn_col: bool = False
+    blayout: str = "row_major"
+    slayout: str = "none_box"
+    fractal: int = 512
+
+    @property
+    def dynamic(self) -> bool:
+        return self.dyn_row or self.dyn_col
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.cols * DTYPE_BYTES[self.dtype]
 
 
 @dataclass
 class Tile:
     name: str
-    type: str  # alias, e.g. !vec_f32_16x16
-    dtype: str
-    loc: str
+    t: TileT
+
+    @property
+    def dtype(self) -> str:
+        return self.t.dtype
+
+    @property
+    def loc(self) -> str:
+        return self.t.loc
 
 
 @dataclass
-class _Memref:
-    name: str
+class _Global:
+    """A global-memory tensor: a `!pto.ptr` argument and its tensor view."""
+
+    arg: str  # %in0
+    view: str  # %in0_view
     dtype: str
     rows: int
     cols: int
+    static: bool  # the view type has static dims
 
     @property
-    def type(self) -> str:
-        return f"memref<{self.rows}x{self.cols}x{self.dtype}>"
+    def view_type(self) -> str:
+        dims = f"{self.rows}x{self.cols}" if self.static else "?x?"
+        return f"!pto.tensor_view<{dims}x{self.dtype}>"
 
 
 @dataclass
@@ -114,15 +183,77 @@ class _Scope:
     col: str  # index value: the column offset
     pool: list[Tile] = field(default_factory=list)
     cond: str | None = None  # cached parity condition
+    in_loop: bool = True
+
+
+def _dim(dynamic: bool, size: int) -> str:
+    return "?" if dynamic else str(size)
+
+
+def verbose_type(t: TileT, compact_key: bool = False) -> str:
+    """PyPTO's spelling: every field, in ptoas's fixed order."""
+    text = (
+        f"!pto.tile_buf<loc={t.loc}, dtype={t.dtype}, rows={t.rows}, cols={t.cols}, "
+        f"v_row={_dim(t.dyn_row, t.rows)}, v_col={_dim(t.dyn_col, t.cols)}, "
+        f"blayout={t.blayout}, slayout={t.slayout}, fractal={t.fractal}, pad=0"
+    )
+    return text + (", compact=0>" if compact_key else ">")
+
+
+def compact_fields(t: TileT, rng: random.Random | None = None) -> str:
+    """`LOC, RxCxDTYPE` and the keys: as ptoas prints them (rng None), or
+    with some defaults written out and the keys in any order."""
+    keys = []
+    if t.dynamic or (rng and rng.random() < 0.2):
+        keys.append(f"valid={_dim(t.dyn_row, t.rows)}x{_dim(t.dyn_col, t.cols)}")
+    for key, value, default in (("blayout", t.blayout, "row_major"), ("slayout", t.slayout, "none_box"), ("fractal", t.fractal, 512)):
+        if value != default or (rng and rng.random() < 0.15):
+            keys.append(f"{key}={value}")
+    if rng:
+        for key in ("pad=0", "compact=0"):
+            if rng.random() < 0.1:
+                keys.append(key)
+        rng.shuffle(keys)
+    return ", ".join([f"{t.loc}, {t.rows}x{t.cols}x{t.dtype}", *keys])
+
+
+def compact_type(t: TileT, rng: random.Random | None = None) -> str:
+    return f"!pto.tile_buf<{compact_fields(t, rng)}>"
+
+
+def generic_type(t: TileT) -> str:
+    """The generic spelling (the IRDL type's parameters)."""
+    from ..types import DYNAMIC, TileBufType
+
+    view = TileBufType(
+        t.loc,
+        t.rows,
+        t.cols,
+        t.dtype,
+        DYNAMIC if t.dyn_row else t.rows,
+        DYNAMIC if t.dyn_col else t.cols,
+        t.blayout,
+        t.slayout,
+        t.fractal,
+    )
+    return view.generic()
+
+
+def printed_type(t: TileT) -> str:
+    """What ptoas's printer (and pto-opt) writes for `t`."""
+    return compact_type(t)
 
 
 class _Builder:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.aliases: dict[str, str] = {}
+        self.style = "compact"
+        self.aliases: dict[str, str] = {}  # type text -> alias name
+        self.use_aliases = False
         self.consts: dict[tuple[str, str], str] = {}
         self.const_lines: list[str] = []
-        self.memrefs: list[_Memref] = []
+        self.view_lines: list[str] = []  # tensor views and values computed before everything
+        self.globals: list[_Global] = []
         self.scalar_args: list[str] = []
         self.values: dict[str, int] = {}
         self.lines: list[str] = []
@@ -140,12 +271,35 @@ class _Builder:
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.depth + text)
 
-    def tile_type(self, loc: str, shape: tuple[int, int], dtype: str) -> str:
-        text = f'!pto.tile_buf<"{loc}", array<i64: {shape[0]}, {shape[1]}>, {dtype}>'
-        alias = self.aliases.get(text)
-        if alias is None:
-            alias = self.aliases[text] = f"!{loc}_{dtype}_{shape[0]}x{shape[1]}"
-        return alias
+    def ty(self, t: TileT) -> str:
+        """One occurrence of tile type `t`, spelled in the kernel's style."""
+        rng = self.rng
+        style = self.style
+        if style == "mixed":
+            style = rng.choice(["pypto", "compact", "compact_any"])
+        elif style == "generic":
+            style = rng.choice(["pypto", "compact", "generic"])
+        if style == "pypto":
+            text = verbose_type(t, compact_key=rng.random() < 0.05)
+        elif style == "compact_any":
+            text = compact_type(t, rng)
+        elif style == "generic":
+            self.features.add("generic_type")
+            return generic_type(t)
+        else:
+            text = compact_type(t)
+        if self.use_aliases:
+            alias = self.aliases.get(text)
+            if alias is None:
+                alias = self.aliases[text] = f"!{t.loc}_{t.dtype}_{t.rows}x{t.cols}_{len(self.aliases)}"
+            return alias
+        return text
+
+    def multi_ty(self, t: TileT, count: int) -> str:
+        if self.rng.random() < 0.5:
+            return f"!pto.multi_tile_buf<{compact_fields(t)}, count={count}>"
+        slot = verbose_type(t) if self.style == "pypto" or self.rng.random() < 0.3 else compact_type(t)
+        return f"!pto.multi_tile_buf<{slot}, count={count}>"
 
     def const(self, value, type_: str = "index") -> str:
         key = (str(value), type_)
@@ -157,48 +311,150 @@ class _Builder:
             self.const_lines.append(f"    {name} = arith.constant {value} : {type_}")
         return name
 
-    def memref(self, prefix: str, dtype: str, rows: int, cols: int) -> _Memref:
-        m = _Memref(f"%{prefix}{len(self.memrefs)}", dtype, rows, cols)
-        self.memrefs.append(m)
-        return m
-
     def index_arg(self, name: str, value: int) -> str:
-        self.scalar_args.append(name)
-        self.values[name] = value
+        if name not in self.values:
+            self.scalar_args.append(name)
+            self.values[name] = value
         return f"%{name}"
+
+    def tensor(self, prefix: str, dtype: str, rows: int, cols: int) -> _Global:
+        """A global tensor: its pointer argument and its view (emitted at the
+        top of the function)."""
+        arg = f"%{prefix}{len(self.globals)}"
+        g = _Global(arg, f"{arg}_view", dtype, rows, cols, self.rng.random() < 0.4)
+        self.globals.append(g)
+        shape = f"[{self.const(rows)}, {self.const(cols)}]"
+        strides = f"[{self.const(cols)}, {self.const(1)}]"
+        attrs = " {layout = #pto.layout<nd>}" if self.rng.random() < 0.85 else ""
+        if self.generic_op():
+            # the attribute in either spelling inside a generic op
+            layout = self.rng.choice(['#pto.layout<"nd">', "#pto.layout<nd>"])
+            attrs = f" {{layout = {layout}, " if attrs else " {"
+            operands = ", ".join([arg, self.const(rows), self.const(cols), self.const(cols), self.const(1)])
+            self.view_lines.append(
+                f'    {g.view} = "pto.make_tensor_view"({operands}){attrs}operandSegmentSizes = array<i32: 1, 2, 2>}} : '
+                f"({self.ptr_type(dtype)}, index, index, index, index) -> {g.view_type}"
+            )
+        else:
+            self.view_lines.append(f"    {g.view} = pto.make_tensor_view {arg}, shape = {shape}, strides = {strides}{attrs} : {g.view_type}")
+        return g
+
+    def ptr_type(self, dtype: str) -> str:
+        return f"!pto.ptr<{dtype}>"
+
+    def generic_op(self) -> bool:
+        """Whether to write the next op in generic form."""
+        if self.style == "generic" and self.rng.random() < 0.3:
+            self.features.add("generic_op")
+            return True
+        return False
 
     # -- ops ---------------------------------------------------------------------------
 
-    def alloc(self, loc: str, shape: tuple[int, int], dtype: str, addr: bool = False) -> Tile:
-        t = self.tile_type(loc, shape, dtype)
-        name = self.fresh("t")
-        if addr:
-            a = self.user_addr(loc, shape, dtype)
-            self.emit(f'{name} = "pto.alloc_tile"({a}) : (i64) -> {t}')
-            self.features.add("user_addr")
-        else:
-            self.emit(f'{name} = "pto.alloc_tile"() : () -> {t}')
-        return Tile(name, t, dtype, loc)
+    def valid_operand(self, size: int, in_loop: bool) -> str:
+        """An index value equal to `size` for a valid_row/valid_col operand:
+        a constant, a function argument, or computed before the loop
+        (`arith.minui`), or, rarely and only in a loop body, computed there."""
+        rng, r = self.rng, self.rng.random()
+        if in_loop and r < 0.06:
+            v = self.fresh("vin")
+            self.emit(f"{v} = arith.minui {self.const(size)}, {self.const(size * 2)} : index")
+            self.features.add("valid_in_loop")
+            return v
+        if r < 0.55:
+            self.features.add("valid_const")
+            return self.const(size)
+        if r < 0.8:
+            self.features.add("valid_arg")
+            return self.index_arg(f"valid{size}", size)
+        v = self.fresh("v")
+        bound = self.const(size + rng.choice([0, 8, 64]))
+        self.view_lines.append(f"    {v} = arith.minui {bound}, {self.const(size)} : index")
+        self.features.add("valid_computed")
+        return v
 
-    def user_addr(self, loc: str, shape: tuple[int, int], dtype: str) -> str:
-        """A constant address past every earlier user-given one in `loc`
-        (so user-placed buffers never overlap each other)."""
-        size = shape[0] * shape[1] * {"i8": 1, "i16": 2, "f16": 2, "bf16": 2, "i32": 4, "f32": 4}[dtype]
-        align = ADDR_ALIGN[loc]
-        start = self.addr_next.get(loc, self.rng.choice([0, 1, 4]) * align * 16)
-        self.addr_next[loc] = start + -(-size // align) * align + self.rng.choice([0, align])
+    def alloc(self, t: TileT, addr: bool = False, in_loop: bool = True) -> Tile:
+        name = self.fresh("t")
+        parts = {}
+        if addr:
+            parts["addr"] = (self.user_addr(t), "i64")
+            self.features.add("user_addr")
+        if t.dyn_row:
+            parts["valid_row"] = (self.valid_operand(t.rows, in_loop), "index")
+        if t.dyn_col:
+            parts["valid_col"] = (self.valid_operand(t.cols, in_loop), "index")
+        if t.dynamic:
+            self.features.add("dynamic_valid")
+        if self.generic_op():
+            names = ", ".join(v for v, _ in parts.values())
+            types = ", ".join(ty for _, ty in parts.values())
+            seg = ", ".join("1" if k in parts else "0" for k in ("addr", "valid_row", "valid_col"))
+            self.emit(f'{name} = "pto.alloc_tile"({names}) {{operandSegmentSizes = array<i32: {seg}>}} : ({types}) -> {self.ty(t)}')
+        else:
+            clauses = "".join(f" {k} = {v}" for k, (v, _) in parts.items())
+            self.emit(f"{name} = pto.alloc_tile{clauses} : {self.ty(t)}")
+        return Tile(name, t)
+
+    def user_addr(self, t: TileT) -> str:
+        """A constant address past every earlier user-given one in the tile's
+        space (so user-placed buffers never overlap each other)."""
+        align = ADDR_ALIGN[t.loc]
+        start = self.addr_next.get(t.loc, self.rng.choice([0, 1, 4]) * align * 16)
+        self.addr_next[t.loc] = start + -(-t.nbytes // align) * align + self.rng.choice([0, align])
         return self.const(start, "i64")
 
-    def tload(self, src: _Memref, row: str, col: str, dst: Tile) -> None:
-        self.emit(f'"pto.tload"({src.name}, {row}, {col}, {dst.name}) : ({src.type}, index, index, {dst.type}) -> ()')
+    def partition(self, g: _Global, row: str, col: str, rows: int, cols: int) -> tuple[str, str]:
+        """A partition view of `g` at (row, col) of rows x cols: its name and type."""
+        pv = self.fresh("pv")
+        ptype = f"!pto.partition_tensor_view<{rows}x{cols}x{g.dtype}>"
+        sizes = f"{self.const(rows)}, {self.const(cols)}"
+        if self.generic_op():
+            self.emit(
+                f'{pv} = "pto.partition_view"({g.view}, {row}, {col}, {sizes}) {{operandSegmentSizes = array<i32: 1, 2, 2>}} : '
+                f"({g.view_type}, index, index, index, index) -> {ptype}"
+            )
+        else:
+            arrow = f" -> {ptype}" if self.rng.random() < 0.7 else ""
+            self.emit(f"{pv} = pto.partition_view {g.view}, offsets = [{row}, {col}], sizes = [{sizes}] : {g.view_type}{arrow}")
+        return pv, ptype
 
-    def tstore(self, src: Tile, dst: _Memref, row: str, col: str) -> None:
-        self.emit(f'"pto.tstore"({src.name}, {dst.name}, {row}, {col}) : ({src.type}, {dst.type}, index, index) -> ()')
+    def tload(self, src: _Global, row: str, col: str, dst: Tile) -> None:
+        pv, ptype = self.partition(src, row, col, dst.t.rows, dst.t.cols)
+        if self.generic_op():
+            self.emit(f'"pto.tload"({pv}, {dst.name}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}} : ({ptype}, {self.ty(dst.t)}) -> ()')
+        else:
+            self.emit(f"pto.tload ins({pv} : {ptype}) outs({dst.name} : {self.ty(dst.t)})")
 
-    def op(self, name: str, operands: list[Tile | tuple[str, str]]) -> None:
-        names = ", ".join(o.name if isinstance(o, Tile) else o[0] for o in operands)
-        types = ", ".join(o.type if isinstance(o, Tile) else o[1] for o in operands)
-        self.emit(f'"pto.{name}"({names}) : ({types}) -> ()')
+    def tstore(self, src: Tile, dst: _Global, row: str, col: str) -> None:
+        pv, ptype = self.partition(dst, row, col, src.t.rows, src.t.cols)
+        if self.generic_op():
+            self.emit(f'"pto.tstore"({src.name}, {pv}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>}} : ({self.ty(src.t)}, {ptype}) -> ()')
+        else:
+            self.emit(f"pto.tstore ins({src.name} : {self.ty(src.t)}) outs({pv} : {ptype})")
+
+    def _operand(self, o: Tile | tuple[str, str]) -> tuple[str, str]:
+        return (o.name, self.ty(o.t)) if isinstance(o, Tile) else o
+
+    def op(self, name: str, ins: list[Tile | tuple[str, str]], out: Tile, attrs: str = "") -> None:
+        """`pto.NAME ins(...) outs(%out ...)` (or its generic form: the
+        inputs then the output, which is ODS order for the ops used here)."""
+        inputs = [self._operand(o) for o in ins]
+        dst = self._operand(out)
+        if self.generic_op():
+            if self.rng.random() < 0.5:  # the attribute's generic spelling
+                attrs = re.sub(r"#pto<round_mode (\w+)>", r'#pto.round_mode<"\1">', attrs)
+            entries = [attrs] if attrs else []
+            if name == "tmov":  # src, dst, fp?, preQuantScalar?
+                entries.append("operandSegmentSizes = array<i32: 1, 1, 0, 0>")
+            dictionary = " {" + ", ".join(entries) + "}" if entries else ""
+            names = ", ".join(n for n, _ in [*inputs, dst])
+            types = ", ".join(t for _, t in [*inputs, dst])
+            self.emit(f'"pto.{name.replace(".", "_")}"({names}){dictionary} : ({types}) -> ()')
+            return
+        names = ", ".join(n for n, _ in inputs)
+        types = ", ".join(t for _, t in inputs)
+        inside = f" {{{attrs}}}" if attrs else ""
+        self.emit(f"pto.{name} ins({names}{inside} : {types}) outs({dst[0]} : {dst[1]})")
 
     def arith(self, op: str, a: str, b: str, type_: str = "index") -> str:
         r = self.fresh("i")
@@ -218,6 +474,7 @@ class _Generator:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.b = _Builder(rng)
+        self.multi_tiles: list[str] = []  # lines that go right before the pipeline loop
 
     def weighted(self, choices):
         items, weights = zip(*[(c[:-1] if len(c) > 2 else c[0], c[-1]) for c in choices])
@@ -254,19 +511,57 @@ class _Generator:
             b.features.add("partial_step")
         return loop
 
+    def vec_type(self, dtype: str, shape: tuple[int, int] | None = None) -> TileT:
+        """A vector tile type of the kernel's shape: valid shape static or
+        dynamic (more often dynamic in PyPTO's style)."""
+        rows, cols = shape or self.shape
+        p = 0.5 if self.b.style == "pypto" else 0.2
+        dyn_row = self.rng.random() < p
+        dyn_col = self.rng.random() < (p if dyn_row else p / 3)
+        return TileT("vec", rows, cols, dtype, dyn_row, dyn_col)
+
+    def cube_type(self, loc: str, shape: tuple[int, int], dtype: str) -> TileT:
+        """A cube tile type: none_box row-major, or ptoas's boxed layout of
+        the space (the shapes are whole boxes)."""
+        if not self.boxed:
+            return TileT(loc, *shape, dtype)
+        self.b.features.add("boxed_layout")
+        if loc == "mat":
+            return TileT(loc, *shape, dtype, blayout="col_major", slayout="row_major")
+        if loc == "left":
+            return TileT(loc, *shape, dtype, blayout="col_major" if self.arch == "a5" else "row_major", slayout="row_major")
+        if loc == "right":
+            return TileT(loc, *shape, dtype, blayout="row_major", slayout="col_major")
+        if loc == "acc":
+            return TileT(loc, *shape, dtype, blayout="col_major", slayout="row_major", fractal=1024)
+        return TileT(loc, *shape, dtype)
+
     # -- kernel -----------------------------------------------------------------------------
 
     def kernel(self, seed: int | None) -> GeneratedKernel:
         rng, b = self.rng, self.b
+        b.style = self.weighted(STYLES)
+        b.use_aliases = b.style in ("compact", "pypto") and rng.random() < 0.2
+        b.features.add(f"style_{b.style}")
+        if b.use_aliases:
+            b.features.add("type_aliases")
         loop = self.plan_loop()
         self.loop = loop
-        arch = rng.choice([None, None, *ARCHS])
+        self.arch = rng.choice(ARCHS)
+        b.features.add(f"arch_{self.arch or 'absent'}")
+        self.boxed = rng.random() < 0.4
         self.dtype = self.weighted(VECTOR_DTYPES)
-        self.shape = (rng.choice([4, 8, 16]), rng.choice([8, 16, 32]))
+        # every vector tile has this shape: its rows must be whole 32-byte
+        # units for the narrowest element type the kernel may convert to
+        # and no tile of it more than MAX_TILE_BYTES (lowering replicates
+        # bodies up to 4 times: the kernel must still fit the vec space)
+        sizes = [DTYPE_BYTES[d] for d in [self.dtype, *CVT_TARGETS[self.dtype]]]
+        cols = rng.choice([c for c in (8, 16, 32, 64) if c * min(sizes) % LAYOUT_ALIGN == 0][:3])
+        self.shape = (rng.choice([r for r in (4, 8, 16) if r * cols * max(sizes) <= MAX_TILE_BYTES] or [4]), cols)
         self.inner_blocks = rng.choice([1, 1, 2, 3])
         self.cols = self.shape[1] * max(self.inner_blocks, 2)
         self.rows = (loop.max_block + 1) * self.shape[0]
-        self.inputs: dict[str, list[_Memref]] = {}
+        self.inputs: dict[str, list[_Global]] = {}
 
         fragments = ["vector"]
         if rng.random() < 0.3:
@@ -278,6 +573,7 @@ class _Generator:
         placement = self.weighted([("outer", 6), ("inner", 1), ("both", 1)])
         if self.inner_blocks == 1:
             placement = "outer"
+        self.user_multi = placement == "outer" and rng.random() < 0.15
 
         # before the loop
         carried_inits: list[tuple[str, str, str]] = []  # (iter_arg name, init, type)
@@ -300,6 +596,7 @@ class _Generator:
             header = f"{results}:{len(iter_args)} = " + header
             header += " iter_args(" + ", ".join(f"{n} = {init}" for n, init, _ in iter_args) + ")"
             header += " -> (" + ", ".join(t for _, _, t in iter_args) + ")"
+        loop_at = len(b.lines)
         b.open(header + " {")
         scope = _Scope(self.block_index(loop), b.const(0))
         if self.outer_tile is not None:
@@ -313,21 +610,27 @@ class _Generator:
             b.emit("scf.yield " + ", ".join(yields[n] for n, _, _ in iter_args) + " : " + ", ".join(t for _, _, t in iter_args))
         stages = f" {{pto.pipeline_stages = {loop.stages} : i64}}" if placement != "inner" else ""
         b.close("}" + stages)
+        b.lines[loop_at:loop_at] = self.multi_tiles
         # after the loop
         results_of = {n: f"{results}#{k}" for k, (n, _, _) in enumerate(iter_args)}
         for i, f in enumerate(fragments):
             if f"{f}{i}" in pre_state:
                 self.post(f, pre_state[f"{f}{i}"], results_of)
         b.emit("return")
-        return GeneratedKernel(seed, self.render(arch), dict(b.values), frozenset(b.features | set(fragments) | {f"placement_{placement}"}))
+        kind = "cube" if any(f.startswith("matmul") for f in fragments) else "vector"
+        return GeneratedKernel(seed, self.render(self.arch, kind), dict(b.values), frozenset(b.features | set(fragments) | {f"placement_{placement}"}))
 
-    def render(self, arch: str | None) -> str:
+    def render(self, arch: str | None, kind: str) -> str:
         b = self.b
         aliases = [f"{alias} = {text}" for text, alias in b.aliases.items()]
-        params = [f"{m.name}: {m.type}" for m in b.memrefs] + [f"%{n}: index" for n in b.scalar_args]
-        attrs = f" attributes {{pto.target_arch = \"{arch}\"}}" if arch else ""
-        lines = aliases + [f"module{attrs} {{", f"  func.func @{FUNCTION}({', '.join(params)}) {{"]
-        lines += b.const_lines + b.lines + ["  }", "}"]
+        params = [f"{g.arg}: {b.ptr_type(g.dtype)}" for g in b.globals] + [f"%{n}: index" for n in b.scalar_args]
+        attrs = f' attributes {{pto.target_arch = "{arch}"}}' if arch else ""
+        func_attrs = ""
+        if self.rng.random() < 0.2:
+            func_attrs = f" attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}}"
+            b.features.add("kernel_kind")
+        lines = aliases + [f"module{attrs} {{", f"  func.func @{FUNCTION}({', '.join(params)}){func_attrs} {{"]
+        lines += b.const_lines + b.view_lines + b.lines + ["  }", "}"]
         return "\n".join(lines) + "\n"
 
     def block_index(self, loop: _Loop) -> str:
@@ -339,16 +642,16 @@ class _Generator:
         d = "%iv" if loop.lb == 0 and not loop.lb_ref.startswith("%lb") else b.arith("subi", "%iv", loop.lb_ref)
         return d if loop.step == 1 and not loop.step_ref.startswith("%step") else b.arith("divui", d, loop.step_ref)
 
-    # -- memrefs --------------------------------------------------------------------------
+    # -- global tensors ---------------------------------------------------------------------
 
-    def input(self, dtype: str) -> _Memref:
+    def input(self, dtype: str) -> _Global:
         have = self.inputs.setdefault(dtype, [])
         if not have or (len(have) < 2 and self.rng.random() < 0.4):
-            have.append(self.b.memref("in", dtype, self.rows, self.cols))
+            have.append(self.b.tensor("in", dtype, self.rows, self.cols))
         return self.rng.choice(have)
 
-    def output(self, dtype: str, rows: int | None = None, cols: int | None = None) -> _Memref:
-        return self.b.memref("out", dtype, rows or self.rows, cols or self.cols)
+    def output(self, dtype: str, rows: int | None = None, cols: int | None = None) -> _Global:
+        return self.b.tensor("out", dtype, rows or self.rows, cols or self.cols)
 
     def row(self, scope: _Scope, height: int) -> str:
         return self.b.arith("muli", scope.block, self.b.const(height))
@@ -357,18 +660,38 @@ class _Generator:
 
     def load_outer_tile(self) -> Tile:
         b = self.b
-        t = b.alloc("vec", self.shape, self.dtype, addr=self.rng.random() < 0.3)
+        t = b.alloc(self.vec_type(self.dtype), addr=self.rng.random() < 0.3, in_loop=False)
         b.tload(self.input(self.dtype), b.const(0), b.const(0), t)
         b.features.add("outer_tile")
         return t
 
-    def load(self, scope: _Scope, dtype: str) -> Tile:
+    def fresh_vec(self, scope: _Scope, t: TileT, addr_p: float = 0.05) -> Tile:
+        """A tile of type `t` to write: allocated here, or a slot of a
+        user-written multi-tile buffer (top level of the pipeline loop)."""
+        if self.user_multi and scope.in_loop and self.b.depth == 3 and not t.dynamic and self.rng.random() < 0.4:
+            return self.multi_slot(t)
+        return self.b.alloc(t, addr=self.rng.random() < addr_p, in_loop=scope.in_loop)
+
+    def multi_slot(self, t: TileT) -> Tile:
+        """`pto.multi_tile_get %mb[iv mod N]` of a buffer allocated before the loop."""
         b = self.b
-        t = b.alloc("vec", self.shape, dtype, addr=self.rng.random() < 0.05)
+        count = self.rng.choice([2, 2, 3, 4])
+        mb = b.fresh("mb")
+        mtype = b.multi_ty(t, count)
+        self.multi_tiles.append("  " * 2 + f"{mb} = pto.alloc_multi_tile : {mtype}")
+        slot = b.arith("remui", "%iv", b.const(count))
+        name = b.fresh("t")
+        b.emit(f"{name} = pto.multi_tile_get {mb}[{slot}] : {mtype} -> {b.ty(t)}")
+        b.features.add("user_multi_tile")
+        return Tile(name, t)
+
+    def load(self, scope: _Scope, dtype: str, t: TileT | None = None) -> Tile:
+        b = self.b
+        tile = self.fresh_vec(scope, t or self.vec_type(dtype))
         row = self.row(scope, self.shape[0])
-        b.tload(self.input(dtype), row, scope.col, t)
-        scope.pool.append(t)
-        return t
+        b.tload(self.input(dtype), row, scope.col, tile)
+        scope.pool.append(tile)
+        return tile
 
     def pick(self, scope: _Scope, dtype: str | None = None) -> Tile:
         candidates = [t for t in scope.pool if dtype is None or t.dtype == dtype]
@@ -376,6 +699,13 @@ class _Generator:
             return self.load(scope, dtype or self.dtype)
         # favour recent tiles: chains of dependent ops
         return candidates[-1] if self.rng.random() < 0.5 else self.rng.choice(candidates)
+
+    def pick_same(self, scope: _Scope, like: Tile) -> Tile:
+        """A tile of exactly `like`'s type (for scf.if results)."""
+        candidates = [t for t in scope.pool if t.t == like.t and t is not like]
+        if candidates and self.rng.random() < 0.8:
+            return self.rng.choice(candidates)
+        return self.load(scope, like.dtype, like.t)
 
     def destination(self, scope: _Scope, dtype: str, inputs: list[Tile]) -> tuple[Tile, bool]:
         """A tile to write: fresh, in place (an input), or an existing one.
@@ -390,13 +720,12 @@ class _Generator:
                 target = self.rng.choice(others)
                 self.b.features.add("overwrite_outer" if target is self.outer_tile else "overwrite")
                 return target, False
-        return self.b.alloc("vec", self.shape, dtype, addr=self.rng.random() < 0.05), True
+        return self.fresh_vec(scope, self.vec_type(dtype)), True
 
     def scalar(self, dtype: str) -> tuple[str, str]:
-        if dtype in ("f32", "f16", "bf16"):
+        if dtype in FLOAT_DTYPES:
             return self.b.const(self.rng.choice(FLOAT_SCALARS), dtype), dtype
-        type_ = dtype if self.rng.random() < 0.8 else self.rng.choice(["index", "i64"])
-        return self.b.const(self.rng.choice(INT_SCALARS), type_), type_
+        return self.b.const(self.rng.choice(INT_SCALARS), dtype), dtype
 
     def vector_op(self, scope: _Scope) -> Tile:
         rng, b = self.rng, self.b
@@ -406,45 +735,49 @@ class _Generator:
         if kind == "binary":
             other = self.pick(scope, dtype) if rng.random() < 0.8 else self.load(scope, dtype)
             d, new = self.destination(scope, dtype, [a, other])
-            b.op(rng.choice(["tadd", "tsub", "tmul", "tmax", "tmin"]), [a, other, d])
+            b.op(rng.choice(["tadd", "tsub", "tmul", "tmax", "tmin"]), [a, other], d)
         elif kind == "scalar":
             d, new = self.destination(scope, dtype, [a])
-            b.op(rng.choice(["tadds", "tmuls"]), [a, self.scalar(dtype), d])
+            b.op(rng.choice(["tadds", "tmuls"]), [a, self.scalar(dtype)], d)
         elif kind == "unary":
-            names = ["texp", "tabs", "trelu"] if dtype in ("f32", "f16", "bf16") else ["tabs", "trelu"]
+            names = ["texp", "tabs", "trelu"] if dtype in FLOAT_DTYPES else ["tabs", "trelu"]
             d, new = self.destination(scope, dtype, [a])
-            b.op(rng.choice(names), [a, d])
+            b.op(rng.choice(names), [a], d)
         elif kind == "cvt":
             target = rng.choice(CVT_TARGETS[dtype])
-            d, new = b.alloc("vec", self.shape, target), True
-            b.op("tcvt", [a, d])
+            d, new = self.fresh_vec(scope, self.vec_type(target)), True
+            attrs = ""
+            if rng.random() < 0.4:
+                attrs = f"rmode = #pto<round_mode {rng.choice(ROUND_MODES)}>"
+                b.features.add("tcvt_rmode")
+            b.op("tcvt", [a], d, attrs)
             b.features.add("tcvt")
         elif kind == "mov":
-            staged = b.alloc("mat", self.shape, dtype)
-            b.op("tmov", [a, staged])
-            d, new = b.alloc("vec", self.shape, dtype), True
-            b.op("tmov", [staged, d])
+            staged = b.alloc(TileT("mat", *self.shape, dtype), in_loop=scope.in_loop)
+            b.op("tmov", [a], staged)
+            d, new = self.fresh_vec(scope, self.vec_type(dtype)), True
+            b.op("tmov", [staged], d)
             b.features.add("tmov_mat")
         elif kind == "if":
             d, new = self.destination(scope, dtype, [a])
             cond = self.parity(scope)
             other = self.pick(scope, dtype)
             b.open(f"scf.if {cond} {{")
-            b.op(rng.choice(["tadd", "tmul", "tmax"]), [a, other, d])
+            b.op(rng.choice(["tadd", "tmul", "tmax"]), [a, other], d)
             b.close("} else {")
             b.depth += 1
-            b.op("tmuls", [a, self.scalar(dtype), d])
+            b.op("tmuls", [a, self.scalar(dtype)], d)
             b.close()
             b.features.add("if_writes")
         else:  # select one of two tiles with scf.if results
-            other = self.pick(scope, dtype)
+            other = self.pick_same(scope, a)
             cond = self.parity(scope)
-            d = Tile(b.fresh("sel"), a.type, dtype, a.loc)
-            b.open(f"{d.name} = scf.if {cond} -> ({a.type}) {{")
-            b.emit(f"scf.yield {a.name} : {a.type}")
+            d = Tile(b.fresh("sel"), a.t)
+            b.open(f"{d.name} = scf.if {cond} -> ({b.ty(a.t)}) {{")
+            b.emit(f"scf.yield {a.name} : {b.ty(a.t)}")
             b.close("} else {")
             b.depth += 1
-            b.emit(f"scf.yield {other.name} : {other.type}")
+            b.emit(f"scf.yield {other.name} : {b.ty(other.t)}")
             b.close()
             new = True
             b.features.add("if_yields_tile")
@@ -481,61 +814,71 @@ class _Generator:
 
     # -- fragments ------------------------------------------------------------------------
 
+    def matmul_shape(self) -> tuple[int, int, int, str, str]:
+        rng = self.rng
+        in_t, out_t = self.weighted(MATMUL_TYPES)
+        m = 16 if self.boxed else rng.choice([8, 16])
+        wide = [32] if in_t == "i8" else [16, 32]  # whole 32-byte rows (and boxes) of i8
+        return m, rng.choice(wide), rng.choice(wide), in_t, out_t
+
     def pre(self, fragment: str, carried_inits: list) -> dict:
         """Code before the loop; returns what the body and post need."""
         b, rng = self.b, self.rng
         if fragment == "acc_memory":
-            acc = b.alloc("vec", self.shape, self.dtype, addr=rng.random() < 0.3)
+            acc = b.alloc(self.vec_type(self.dtype), addr=rng.random() < 0.3, in_loop=False)
             b.tload(self.input(self.dtype), b.const(0), b.const(0), acc)
             return {"acc": acc}
         if fragment == "acc_iter_args":
-            t0 = b.alloc("vec", self.shape, self.dtype)
+            t = self.vec_type(self.dtype)
+            t0 = b.alloc(t, in_loop=False)
             b.tload(self.input(self.dtype), b.const(0), b.const(0), t0)
             if rng.random() < 0.5:
-                t1 = b.alloc("vec", self.shape, self.dtype)  # written before read in iteration 0
+                t1 = b.alloc(t, in_loop=False)  # written before read in iteration 0
                 p, q = b.fresh("ping"), b.fresh("pong")
-                carried_inits += [(p, t0.name, t0.type), (q, t1.name, t1.type)]
+                carried_inits += [(p, t0.name, b.ty(t)), (q, t1.name, b.ty(t))]
                 b.features.add("ping_pong")
-                return {"ping": p, "pong": q, "type": t0.type}
+                return {"ping": p, "pong": q, "t": t}
             a = b.fresh("acc")
-            carried_inits.append((a, t0.name, t0.type))
-            return {"acc": a, "type": t0.type}
+            carried_inits.append((a, t0.name, b.ty(t)))
+            return {"acc": a, "t": t}
         if fragment == "matmul_rows":
-            m, k, n = rng.choice([8, 16]), rng.choice([16, 32]), rng.choice([16, 32])
-            in_t, out_t = self.weighted(MATMUL_TYPES)
+            m, k, n, in_t, out_t = self.matmul_shape()
             rows_a = (self.loop.max_block + 1) * m
-            a_in = b.memref("in", in_t, rows_a, k)
-            b_in = b.memref("in", in_t, k, n)
-            bm = b.alloc("mat", (k, n), in_t)
+            a_in = b.tensor("in", in_t, rows_a, k)
+            b_in = b.tensor("in", in_t, k, n)
+            bm = b.alloc(self.cube_type("mat", (k, n), in_t), in_loop=False)
             b.tload(b_in, b.const(0), b.const(0), bm)
-            right = b.alloc("right", (k, n), in_t)
-            b.op("tmov", [bm, right])
+            right = b.alloc(self.cube_type("right", (k, n), in_t), in_loop=False)
+            b.op("tmov", [bm], right)
             return {"m": m, "k": k, "n": n, "in": in_t, "out": out_t, "a": a_in, "right": right, "rows": rows_a}
         if fragment == "matmul_k":
-            m, k, n = rng.choice([8, 16]), rng.choice([16, 32]), rng.choice([16, 32])
-            in_t, out_t = self.weighted(MATMUL_TYPES)
+            m, k, n, in_t, out_t = self.matmul_shape()
             blocks = self.loop.max_block + 1
-            a_in = b.memref("in", in_t, m, blocks * k)
-            b_in = b.memref("in", in_t, blocks * k, n)
-            acc = b.alloc("acc", (m, n), out_t, addr=rng.random() < 0.2)
+            a_in = b.tensor("in", in_t, m, blocks * k)
+            b_in = b.tensor("in", in_t, blocks * k, n)
+            acc = b.alloc(self.cube_type("acc", (m, n), out_t), addr=rng.random() < 0.2, in_loop=False)
             init_in_loop = rng.random() < 0.4
             if not init_in_loop:
-                left, right = self.matmul_operands(a_in, b_in, b.const(0), m, k, n, in_t)
-                b.op("tmatmul", [left, right, acc])
+                left, right = self.matmul_operands(a_in, b_in, b.const(0), m, k, n, in_t, in_loop=False)
+                b.op("tmatmul", [left, right], acc)
             return {"m": m, "k": k, "n": n, "in": in_t, "out": out_t, "a": a_in, "b": b_in, "acc": acc, "init_in_loop": init_in_loop}
         raise AssertionError(fragment)
 
-    def matmul_operands(self, a_in: _Memref, b_in: _Memref, kofs: str, m: int, k: int, n: int, in_t: str) -> tuple[Tile, Tile]:
+    def matmul_operands(self, a_in: _Global, b_in: _Global, kofs: str, m: int, k: int, n: int, in_t: str, in_loop: bool = True) -> tuple[Tile, Tile]:
         b = self.b
-        am = b.alloc("mat", (m, k), in_t)
+        am = b.alloc(self.cube_type("mat", (m, k), in_t), in_loop=in_loop)
         b.tload(a_in, b.const(0), kofs, am)
-        bm = b.alloc("mat", (k, n), in_t)
+        bm = b.alloc(self.cube_type("mat", (k, n), in_t), in_loop=in_loop)
         b.tload(b_in, kofs, b.const(0), bm)
-        left = b.alloc("left", (m, k), in_t)
-        b.op("tmov", [am, left])
-        right = b.alloc("right", (k, n), in_t)
-        b.op("tmov", [bm, right])
+        left = b.alloc(self.cube_type("left", (m, k), in_t), in_loop=in_loop)
+        b.op("tmov", [am], left)
+        right = b.alloc(self.cube_type("right", (k, n), in_t), in_loop=in_loop)
+        b.op("tmov", [bm], right)
         return left, right
+
+    def matmul_acc(self, left: Tile, right: Tile, acc: Tile) -> None:
+        """`pto.tmatmul.acc ins(%acc, %l, %r ...) outs(%acc ...)`: in place."""
+        self.b.op("tmatmul.acc", [acc, left, right], acc)
 
     def body(self, fragment: str, scope: _Scope, placement: str, state: dict | None, yields: dict) -> None:
         b, rng = self.b, self.rng
@@ -546,21 +889,21 @@ class _Generator:
                 self.vector_code(scope)
         elif fragment == "acc_memory":
             x = self.pick(scope, self.dtype)
-            b.op(rng.choice(["tadd", "tmax", "tmin"]), [state["acc"], x, state["acc"]])
+            b.op(rng.choice(["tadd", "tmax", "tmin"]), [state["acc"], x], state["acc"])
         elif fragment == "acc_iter_args":
             x = self.pick(scope, self.dtype)
-            t = state["type"]
+            t = state["t"]
             if "acc" in state:
-                acc = (state["acc"], t)
-                b.op(rng.choice(["tadd", "tmax"]), [acc, x, acc])
+                acc = Tile(state["acc"], t)
+                b.op(rng.choice(["tadd", "tmax"]), [acc, x], acc)
                 yields[state["acc"]] = state["acc"]
             else:
-                ping, pong = (state["ping"], t), (state["pong"], t)
-                b.op(rng.choice(["tadd", "tsub", "tmax"]), [ping, x, pong])
+                ping, pong = Tile(state["ping"], t), Tile(state["pong"], t)
+                b.op(rng.choice(["tadd", "tsub", "tmax"]), [ping, x], pong)
                 yields[state["ping"]] = state["pong"]
                 yields[state["pong"]] = state["ping"]
         elif fragment == "carried_in_body":
-            c = b.alloc("vec", self.shape, self.dtype)
+            c = b.alloc(self.vec_type(self.dtype))
             first = b.fresh("first")
             lb = self.loop.lb_ref
             b.emit(f"{first} = arith.cmpi eq, %iv, {lb} : index")
@@ -568,17 +911,17 @@ class _Generator:
             b.tload(self.input(self.dtype), b.const(0), b.const(0), c)
             b.close()
             x = self.pick(scope, self.dtype)
-            b.op(rng.choice(["tadd", "tmax", "tmul"]), [c, x, c])
+            b.op(rng.choice(["tadd", "tmax", "tmul"]), [c, x], c)
             b.tstore(c, self.output(self.dtype), self.row(scope, self.shape[0]), b.const(0))
         elif fragment == "matmul_rows":
             s = state
             row = self.row(scope, s["m"])
-            am = b.alloc("mat", (s["m"], s["k"]), s["in"])
+            am = b.alloc(self.cube_type("mat", (s["m"], s["k"]), s["in"]))
             b.tload(s["a"], row, b.const(0), am)
-            left = b.alloc("left", (s["m"], s["k"]), s["in"])
-            b.op("tmov", [am, left])
-            acc = b.alloc("acc", (s["m"], s["n"]), s["out"])
-            b.op("tmatmul", [left, s["right"], acc])
+            left = b.alloc(self.cube_type("left", (s["m"], s["k"]), s["in"]))
+            b.op("tmov", [am], left)
+            acc = b.alloc(self.cube_type("acc", (s["m"], s["n"]), s["out"]))
+            b.op("tmatmul", [left, s["right"]], acc)
             self.store_acc(acc, s, row, s["rows"])
         elif fragment == "matmul_k":
             s = state
@@ -588,13 +931,13 @@ class _Generator:
                 first = b.fresh("first")
                 b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
                 b.open(f"scf.if {first} {{")
-                b.op("tmatmul", [left, right, s["acc"]])
+                b.op("tmatmul", [left, right], s["acc"])
                 b.close("} else {")
                 b.depth += 1
-                b.op("tmatmul_acc", [left, right, s["acc"]])
+                self.matmul_acc(left, right, s["acc"])
                 b.close()
             else:
-                b.op("tmatmul_acc", [left, right, s["acc"]])
+                self.matmul_acc(left, right, s["acc"])
 
     def post(self, fragment: str, state: dict, results_of: dict[str, str]) -> None:
         b = self.b
@@ -603,7 +946,7 @@ class _Generator:
             b.tstore(state["acc"], self.output(self.dtype, self.shape[0], self.shape[1]), zero, zero)
         elif fragment == "acc_iter_args":
             name = state.get("acc") or state["ping"]
-            tile = Tile(results_of[name], state["type"], self.dtype, "vec")
+            tile = Tile(results_of[name], state["t"])
             b.tstore(tile, self.output(self.dtype, self.shape[0], self.shape[1]), zero, zero)
         elif fragment == "matmul_k":
             if state["init_in_loop"] and self.loop.trip == 0:
@@ -614,17 +957,18 @@ class _Generator:
         b = self.b
         how = self.rng.choice(["direct", "tmov", "tcvt"])
         shape = (s["m"], s["n"])
+        in_loop = b.depth > 2
         if how == "direct":
-            b.tstore(acc, b.memref("out", s["out"], rows, s["n"]), row, b.const(0))
+            b.tstore(acc, b.tensor("out", s["out"], rows, s["n"]), row, b.const(0))
         elif how == "tmov":
-            v = b.alloc("vec", shape, s["out"])
-            b.op("tmov", [acc, v])
-            b.tstore(v, b.memref("out", s["out"], rows, s["n"]), row, b.const(0))
+            v = b.alloc(self.vec_type(s["out"], shape), in_loop=in_loop)
+            b.op("tmov", [acc], v)
+            b.tstore(v, b.tensor("out", s["out"], rows, s["n"]), row, b.const(0))
         else:
             target = "f16" if s["out"] == "f32" else "f32"
-            v = b.alloc("vec", shape, target)
-            b.op("tcvt", [acc, v])
-            b.tstore(v, b.memref("out", target, rows, s["n"]), row, b.const(0))
+            v = b.alloc(self.vec_type(target, shape), in_loop=in_loop)
+            b.op("tcvt", [acc], v)
+            b.tstore(v, b.tensor("out", target, rows, s["n"]), row, b.const(0))
         b.features.add(f"acc_store_{how}")
 
     def inner_loop(self, scope: _Scope, placement: str) -> None:
@@ -654,3 +998,6 @@ def kernels():
     from hypothesis import strategies as st
 
     return st.randoms(use_true_random=False).map(generate_from)
+
+
+__all__ = ["GeneratedKernel", "TileT", "compact_type", "generate", "generate_from", "kernels", "printed_type", "verbose_type"]

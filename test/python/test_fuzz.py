@@ -1,6 +1,8 @@
-"""Bounded fuzzing of pto-opt and pto-run (pto_dialect.testing.fuzz): a few
-hundred malformed and extreme inputs must each end with exit 0, or exit 1
-and an `error:` line; no traceback, internal error, crash or hang.
+"""Bounded fuzzing of pto-opt, pto-run, the reader/writer round trip and the
+Python API (pto_dialect.testing.fuzz): a few hundred malformed and extreme
+inputs, in ptoas syntax, the generic form and mixed, must each end with exit
+0, or exit 1 and an `error:` line; no traceback, internal error, round-trip
+failure, crash or hang.
 
 Deeper runs: python scripts/fuzz.py --count 5000 --seed N
 """
@@ -9,6 +11,8 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+
+import pytest
 
 from pto_dialect.testing import fuzz
 from pto_dialect.testing.fuzz import FuzzInput
@@ -41,10 +45,11 @@ def test_a_sample_through_the_executables(tmp_path):
     inputs = bounded_inputs()
     rng = random.Random(SEED)
     sample = rng.sample([i for i in inputs if i.name.startswith(("huge", "deep", "random-bytes", "recursion", "empty"))], 4)
-    sample += rng.sample([i for i in inputs if "(" in i.name], 4)
+    sample += rng.sample([i for i in inputs if "(" in i.name and i.tool in ("pto-opt", "pto-run")], 3)
+    sample += [next(i for i in inputs if "(" in i.name and i.tool == tool) for tool in ("pto-roundtrip", "pto-api")]
     findings = []
     for n, inp in enumerate(sample):
-        r = fuzz.run_subprocess(inp, str(tmp_path / f"in{n}.mlir"), 60.0)
+        r = fuzz.run_subprocess(inp, str(tmp_path / f"in{n}.pto"), 60.0)
         if not r.ok:
             findings.append(describe(inp, r))
     assert not findings, "\n\n".join(findings)
@@ -60,13 +65,55 @@ def test_the_oracle_flags_tracebacks_internal_errors_and_silent_failures():
     assert fuzz.judge(1, "pto-run: error: internal error: KeyError: 1")[0] == fuzz.INTERNAL
     assert fuzz.judge(2, "usage: ...")[0] == fuzz.BAD_EXIT
     assert fuzz.judge(1, "something went wrong")[0] == fuzz.NO_DIAGNOSTIC
+    assert fuzz.judge(1, "x.pto:1:2: error: bad\nround-trip failure: it changed")[0] == fuzz.ROUNDTRIP
+
+
+def test_the_corpus_has_every_spelling():
+    corpus = fuzz.seed_corpus(ROOT)
+    names = [name for name, _ in corpus]
+    assert any(n.endswith(".pto") for n in names) and any(n.startswith("examples/") for n in names)
+    generic = [text for name, text in corpus if name.endswith(" generic")]
+    mixed = [text for name, text in corpus if name.endswith(("generic, ptoas types", "printed, generic types"))]
+    assert generic and mixed
+    assert all('"pto.tload"' in text and "pto.tload ins(" not in text for text in generic)
+    # mixed: ptoas types inside generic ops, generic types inside ptoas-syntax ops
+    assert any('"pto.tload"(' in t and "!pto.tile_buf<vec, " in t for t in mixed)
+    assert any("pto.tload ins(" in t and '!pto.tile_buf<"vec"' in t for t in mixed)
+
+
+def test_every_spelling_of_the_corpus_round_trips():
+    # the unmutated generic and mixed texts are valid: they read back (exit 0)
+    # and print back the same, through pto-opt and through the API
+    corpus = [(name, text) for name, text in fuzz.seed_corpus(ROOT, generated=6, printed=6) if "kernel_gen" in name]
+    inputs = [FuzzInput(name, text.encode(), tool, []) for name, text in corpus for tool in ("pto-roundtrip", "pto-api")]
+    results = fuzz.run_batch(inputs, TIMEOUT)
+    assert [(i.name, i.tool, r.exit_code) for i, r in zip(inputs, results) if r.exit_code != 0] == []
+
+
+def test_the_round_trip_tools_catch_a_writer_that_loses_text(tmp_path, monkeypatch, capsys):
+    # a writer that prints one type wrongly: pto-opt still exits 0, the round
+    # trip must not
+    from pto_dialect import session
+    from pto_dialect.testing import roundtrip
+
+    kernel = tmp_path / "k.pto"
+    kernel.write_text((ROOT / "examples" / "double_buffer_add.pto").read_text())
+    assert roundtrip.main([str(kernel)]) == 0
+    assert roundtrip.api_main([str(kernel)]) == 0
+    real = session.to_ptoas
+    monkeypatch.setattr(session, "to_ptoas", lambda text: real(text).replace("16x64xf32, valid=?x?", "16x64xf32, valid=?x?, pad=1", 1))
+    assert roundtrip.main([str(kernel)]) == 1
+    assert roundtrip.api_main([str(kernel)]) == 1
+    err = capsys.readouterr().err
+    assert err.count(fuzz.ROUNDTRIP_MARK) == 2, err
+    assert fuzz.judge(1, err)[0] == fuzz.ROUNDTRIP
 
 
 def test_the_worker_reports_a_crash_and_carries_on(monkeypatch):
     # a tool "main" that kills its process: the batch must record a crash for
     # that input and still run the next one in a fresh worker
     crash = FuzzInput("crash", b"import os; os.abort()", "python-abort", [])
-    fine = FuzzInput("fine", b"func.func @f() {\n  return\n}\n", "pto-opt", [])
+    fine = FuzzInput("fine", b"func.func @f() {\n  return\n}\n", "pto-roundtrip", [])
     monkeypatch.setitem(fuzz.TOOLS, "python-abort", "tests_fuzz_abort_tool")
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent / "fuzz_support"))
     results = fuzz.run_batch([crash, fine], 10.0)
@@ -94,40 +141,53 @@ def test_the_worker_reports_a_hang(monkeypatch):
 def test_allocation_of_deeply_nested_loops_is_not_quadratic(tmp_path):
     # was ~20 s: the loop-carried analysis walked each loop's whole nested body
     inp = FuzzInput("deep-for-50", fuzz.deep_nesting(50, "for").encode(), "pto-opt", ["--pto-pipeline"])
-    r = fuzz.run_subprocess(inp, str(tmp_path / "in.mlir"), 6.0)
+    r = fuzz.run_subprocess(inp, str(tmp_path / "in.pto"), 6.0)
     assert r.ok, r.detail
-
-T = '!pto.tile_buf<"vec", array<i64: 4, 8>, f32>'
 
 
 def loop_kernel(stages: int) -> bytes:
-    return f"""
-func.func @k(%A: memref<4x8xf32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  scf.for %i = %c0 to %c8 step %c1 {{
-    %t = "pto.alloc_tile"() : () -> {T}
-    "pto.tload"(%A, %c0, %c0, %t) : (memref<4x8xf32>, index, index, {T}) -> ()
-  }} {{pto.pipeline_stages = {stages} : i64}}
-  return
-}}
-""".encode()
+    """A pipeline loop loading one tile, marked with `stages`."""
+    return fuzz.pipeline_loop(8, stages).encode()
 
 
 def test_more_than_16_stages_is_not_an_internal_error(tmp_path):
     inp = FuzzInput("stages-17", loop_kernel(17), "pto-opt", ["--convert-to-ptoas-multi-buffer"])
-    r = fuzz.run_subprocess(inp, str(tmp_path / "in.mlir"), 30.0)
+    r = fuzz.run_subprocess(inp, str(tmp_path / "in.pto"), 30.0)
     assert r.ok, r.detail
 
 
 def test_a_huge_stage_count_does_not_hang_lowering(tmp_path):
     inp = FuzzInput("stages-2^31", loop_kernel(2**31 - 1), "pto-opt", ["--pto-lower-pipeline-loops"])
-    r = fuzz.run_subprocess(inp, str(tmp_path / "in.mlir"), 60.0)
+    r = fuzz.run_subprocess(inp, str(tmp_path / "in.pto"), 60.0)
     assert r.ok, r.detail
 
 
 def test_deeply_nested_pipeline_loops_do_not_blow_up_lowering(tmp_path):
     inp = FuzzInput("deep-for-60", fuzz.deep_nesting(60, "for").encode(), "pto-opt", ["--pto-lower-pipeline-loops"])
-    r = fuzz.run_subprocess(inp, str(tmp_path / "in.mlir"), 60.0)
+    r = fuzz.run_subprocess(inp, str(tmp_path / "in.pto"), 60.0)
+    assert r.ok, r.detail
+
+
+# Fuzz findings, open (reported to the lead; the files are not this suite's):
+# each input must end in a located error or read back as printed, and does
+# not. Strict xfails: when fixed they pass, and the entry must go.
+OPEN_FINDINGS = {
+    # ptoas_syntax._type_end: `!pto.` followed by no word (a type alias, or the file's end): AttributeError
+    "a pto type alias cut short": ("pto-opt", "!t = !pto.#ile_buf<vec, 8x16xf32>\n"),
+    "a pto type cut short at the end of the file": ("pto-opt", "!v = !pto."),
+    # types._ints: an empty element in a generic shape array: ValueError
+    "an empty element in a generic shape array": ("pto-opt", "func.func @f(%a: !pto.tensor_view<array<i64: ,16>, f32>) { return }\n"),
+    # a view dimension in [2^63, 2^64) is read, wraps, and prints as a negative one that does not read back
+    "a view dimension of 2^63": ("pto-roundtrip", "func.func @f(%a: !pto.partition_tensor_view<9223372036854775808x16xf32>) {\n  return\n}\n"),
+    # pto-run: a tile argument of an element type it does not run is an internal error (an OpFault escapes make_arguments)
+    "a ui64 tile argument": ("pto-run", "func.func @f(%t: !pto.tile_buf<vec, 4x8xui64>) {\n  return\n}\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="open fuzz findings in the reader, the writer and pto-run, reported to the lead")
+@pytest.mark.parametrize("name", sorted(OPEN_FINDINGS))
+def test_open_fuzz_findings(tmp_path, name):
+    tool, text = OPEN_FINDINGS[name]
+    inp = FuzzInput(name, text.encode(), tool, ["--func", "f"] if tool == "pto-run" else [])
+    r = fuzz.run_in_process(inp, str(tmp_path / "in.pto"), 30.0)
     assert r.ok, r.detail

@@ -281,13 +281,13 @@ def test_matmul_computes_on_the_valid_regions():
     # dst[:4, :8] = A[:4, :16] @ B[:16, :8]; the rest of dst keeps its bytes.
     text = MATMUL.format(it="f32", ot="f32")
     text = text.replace("!l = !pto.tile_buf<left, 8x32xf32>", "!l = !pto.tile_buf<left, 8x32xf32, valid=?x?>").replace(
-        "!r = !pto.tile_buf<right, 32x32xf32>", "!r = !pto.tile_buf<right, 32x32xf32, valid=32x?>"
+        "!r = !pto.tile_buf<right, 32x32xf32>", "!r = !pto.tile_buf<right, 32x32xf32, valid=?x?>"
     )
     text = text.replace(
         "  %l = pto.alloc_tile : !l\n  %r = pto.alloc_tile : !r\n",
         "  %c4 = arith.constant 4 : index\n  %c8 = arith.constant 8 : index\n  %c16 = arith.constant 16 : index\n"
         "  %c32 = arith.constant 32 : index\n"
-        "  %l = pto.alloc_tile valid_row = %c8 valid_col = %c32 : !l\n  %r = pto.alloc_tile valid_col = %c32 : !r\n",
+        "  %l = pto.alloc_tile valid_row = %c8 valid_col = %c32 : !l\n  %r = pto.alloc_tile valid_row = %c32 valid_col = %c32 : !r\n",
     )
     text = text.replace(
         "  pto.tmatmul ins(%l, %r : !l, !r) outs(%acc : !acc)\n",
@@ -467,15 +467,15 @@ func.func @k(%A: {v}, %B: {v}, %O: {v}) {{
 def test_a_source_whose_valid_region_does_not_cover_the_destinations_is_an_error():
     # dst's valid region is the domain: reading rows of %a beyond its own
     # valid region would make the result depend on bytes nobody defined.
-    t, v = tile("f32", "4x32", ", valid=?x32"), view("f32")
+    t, v = tile("f32", "4x32", ", valid=?x?"), view("f32")
     text = f"""
 func.func @k(%A: {v}, %r: index) {{
   %c4 = arith.constant 4 : index
   %c32 = arith.constant 32 : index
-  %a = pto.alloc_tile valid_row = %c4 : {t}
+  %a = pto.alloc_tile valid_row = %c4 valid_col = %c32 : {t}
   pto.tload ins(%A : {v}) outs(%a : {t})
   pto.set_validshape %a, %r, %c32 : {t}
-  %d = pto.alloc_tile valid_row = %c4 : {t}
+  %d = pto.alloc_tile valid_row = %c4 valid_col = %c32 : {t}
   pto.texp ins(%a : {t}) outs(%d : {t})
   return
 }}

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "double_buffer_add.mlir"
-INVALID = ROOT / "test" / "Tools" / "pto-opt" / "Inputs" / "invalid.mlir"
+EXAMPLE = ROOT / "examples" / "double_buffer_add.pto"
+INVALID = ROOT / "test" / "Tools" / "pto-opt" / "Inputs" / "invalid.pto"
 BIN = Path(sys.executable).parent
 
 
@@ -60,10 +60,10 @@ def test_every_context_a_session_makes_is_freed():
             return int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
 
         def one():
-            with Session(Source("k.mlir", text)) as session:
+            with Session(Source("k.pto", text)) as session:
                 assert session.parse() is not None
             with ir.Context() as ctx:   # the Python API's way in
-                pto_dialect.run_passes(pto_dialect.parse(text, name="k.mlir"), "pto-pipeline")
+                pto_dialect.run_passes(pto_dialect.parse(text, name="k.pto"), "pto-pipeline")
 
         for _ in range(20):
             one()
@@ -82,13 +82,18 @@ def test_every_context_a_session_makes_is_freed():
 
 
 CHUNK = """\
-func.func @f{n}(%src: memref<64x16xf32>) {{
+func.func @f{n}(%src: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %v = pto.make_tensor_view %src, shape = [%c64, %c16], strides = [%c16, %c1] {{layout = #pto.layout<nd>}} : !pto.tensor_view<64x16xf32>
   scf.for %i = %c0 to %c4 step %c1 {{
-    %t = "pto.alloc_tile"() : () -> !pto.tile_buf<"vec", array<i64: 16, 16>, f32>
-    "pto.tload"(%src, %i, %c0, %t) : (memref<64x16xf32>, index, index, !pto.tile_buf<"vec", array<i64: 16, 16>, f32>) -> ()
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    %r = arith.muli %i, %c16 : index
+    %p = pto.partition_view %v, offsets = [%r, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
   }} {{pto.pipeline_stages = 2 : i64}}
   return
 }}
@@ -96,7 +101,7 @@ func.func @f{n}(%src: memref<64x16xf32>) {{
 
 
 def split_file(tmp_path: Path, chunks: int) -> Path:
-    path = tmp_path / f"split{chunks}.mlir"
+    path = tmp_path / f"split{chunks}.pto"
     path.write_text("// -----\n".join(CHUNK.format(n=i) for i in range(chunks)))
     return path
 
@@ -123,7 +128,7 @@ def deep_loops(depth: int) -> str:
 def deepest(tmp_path_factory) -> Path:
     from pto_dialect.source_text import MAX_NESTING
 
-    path = tmp_path_factory.mktemp("deep") / "deep.mlir"
+    path = tmp_path_factory.mktemp("deep") / "deep.pto"
     depth = MAX_NESTING - 10  # the brackets of the func, the op and its types
     path.write_text(deep_loops(depth))
     run = tool("pto-opt", str(path), "-o", "/dev/null")
@@ -171,7 +176,7 @@ def test_a_write_that_fails_halfway_leaves_the_old_file(tmp_path, monkeypatch, c
     from pto_dialect import files
     from pto_dialect.tools import pto_opt, pto_run
 
-    kernel = tmp_path / "k.mlir"
+    kernel = tmp_path / "k.pto"
     kernel.write_text(EXAMPLE.read_text())
     report = tmp_path / "report.json"
     report.write_text("old report\n")
@@ -192,13 +197,13 @@ def test_a_write_that_fails_halfway_leaves_the_old_file(tmp_path, monkeypatch, c
     assert kernel.read_text() == EXAMPLE.read_text()
     assert report.read_text() == "old report\n"
     assert saved.read_bytes() == b"old results"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.mlir", "out.npz", "report.json"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.pto", "out.npz", "report.json"]  # no temporary left
 
 
 def test_an_output_that_is_an_input_is_refused(tmp_path):
-    kernel = tmp_path / "k.mlir"
+    kernel = tmp_path / "k.pto"
     kernel.write_text(EXAMPLE.read_text())
-    link = tmp_path / "link.mlir"
+    link = tmp_path / "link.pto"
     link.symlink_to(kernel)
     for name, args, what in [
         ("pto-opt", [str(kernel), f"--pto-report={link}"], "report file"),
@@ -213,13 +218,13 @@ def test_an_output_that_is_an_input_is_refused(tmp_path):
 
 
 def test_o_may_name_the_input_and_replaces_it_only_on_success(tmp_path):
-    kernel = tmp_path / "k.mlir"
+    kernel = tmp_path / "k.pto"
     kernel.write_text(EXAMPLE.read_text())
     expected = tool("pto-opt", str(EXAMPLE), "--convert-to-ptoas-multi-buffer", text=True).stdout
     run = tool("pto-opt", str(kernel), "--convert-to-ptoas-multi-buffer", "-o", str(kernel), text=True)
     assert run.returncode == 0, run.stderr
     assert kernel.read_text() == expected
-    bad = tmp_path / "bad.mlir"
+    bad = tmp_path / "bad.pto"
     bad.write_text(INVALID.read_text())
     run = tool("pto-opt", str(bad), "-o", str(bad), text=True)
     assert run.returncode == 1
@@ -227,7 +232,7 @@ def test_o_may_name_the_input_and_replaces_it_only_on_success(tmp_path):
 
 
 def test_a_new_output_file_gets_the_usual_permissions(tmp_path):
-    out = tmp_path / "new.mlir"
+    out = tmp_path / "new.pto"
     umask = os.umask(0o022)
     try:
         assert tool("pto-opt", str(EXAMPLE), "-o", str(out)).returncode == 0
@@ -272,7 +277,7 @@ def test_a_broken_pipe_ends_quietly_with_exit_1(tmp_path):
     # Was: exit 0 with the output cut short (a short write was taken for a whole one).
     from pto_dialect.testing.kernel_gen import generate  # noqa: F401  (any big kernel will do)
 
-    big = tmp_path / "big.mlir"
+    big = tmp_path / "big.pto"
     sys.path.insert(0, str(ROOT / "bench" / "tool"))
     from generate import pto_kernel
 
@@ -293,7 +298,8 @@ def test_errors_never_go_into_the_output_when_stderr_is_closed():
 
 
 def test_the_report_locations_name_the_file_of_the_python_api():
-    # Was: "-:18:5" whatever the caller's file was called.
+    # Was: "-:18:5" whatever the caller's file was called. A module the API
+    # did not parse (ir.Module.parse of the generic form) gets the name given.
     run = python(
         f"""
         import json
@@ -301,11 +307,17 @@ def test_the_report_locations_name_the_file_of_the_python_api():
         import pto_dialect
 
         text = open({str(EXAMPLE)!r}).read()
-        with ir.Context():
-            report = pto_dialect.run_passes(pto_dialect.parse(text, name="kernel.mlir"), "convert-to-ptoas-multi-buffer")
-            other = pto_dialect.run_passes(ir.Module.parse(text), "convert-to-ptoas-multi-buffer", source_name="other.mlir")
-        print(json.dumps([report.loops[0].location, report.loops[0].tiles[0].location, other.loops[0].location]))
+        with ir.Context() as ctx:
+            module = pto_dialect.parse(text, name="kernel.pto")
+            generic = pto_dialect.print_module(module, generic=True)
+            report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
+            pto_dialect.load_dialect(ctx)
+            other = pto_dialect.run_passes(ir.Module.parse(generic), "convert-to-ptoas-multi-buffer", source_name="other.pto")
+        loop = next(n for n, line in enumerate(generic.split("\\n"), 1) if '"scf.for"' in line)
+        print(json.dumps([report.loops[0].location, report.loops[0].tiles[0].location, other.loops[0].location, loop]))
         """
     )
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == ["kernel.mlir:18:5", "kernel.mlir:19:12", "other.mlir:18:5"]
+    kernel_loop, kernel_tile, other_loop, generic_line = json.loads(run.stdout)
+    assert [kernel_loop, kernel_tile] == ["kernel.pto:27:5", "kernel.pto:28:12"]  # the example's own lines
+    assert other_loop == f"other.pto:{generic_line}:5"

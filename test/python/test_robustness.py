@@ -14,8 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-VALID = (ROOT / "test" / "Dialect" / "pto" / "roundtrip.mlir").read_text()
+VALID_PATH = ROOT / "test" / "Dialect" / "pto" / "ops-print-exactly.pto"  # every op of the semantic tier
+VALID = VALID_PATH.read_text()
 MARKER = "// -----"
+
+
+def valid_body() -> str:
+    """The module of VALID, without its header of comments and RUN lines."""
+    return VALID[VALID.index("module {") :]
 
 
 def run_pto_opt(path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -41,7 +47,7 @@ def check_outcome(run: subprocess.CompletedProcess, path: Path) -> str:
     return err
 
 
-def write(tmp_path: Path, data: str | bytes, name: str = "input.mlir") -> Path:
+def write(tmp_path: Path, data: str | bytes, name: str = "input.pto") -> Path:
     path = tmp_path / name
     if isinstance(data, str):
         data = data.encode()
@@ -49,35 +55,45 @@ def write(tmp_path: Path, data: str | bytes, name: str = "input.mlir") -> Path:
     return path
 
 
-V = '!pto.tile_buf<"vec", array<i64: 16, 16>, f32>'
+V = "!pto.tile_buf<vec, 16x16xf32>"
+VERBOSE = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row={vr}, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
 
 BAD_INPUTS = {
-    "unknown op": ('"pto.tfoo"() : () -> ()', "unregistered operation 'pto.tfoo'"),
-    "wrong operand count": (
+    "unknown op (generic)": ('"pto.tfoo"() : () -> ()', "unregistered operation 'pto.tfoo'"),
+    "unknown op (ptoas syntax)": ("pto.tfoo ins(%a : i32) outs(%a : i32)", "custom op 'pto.tfoo' is unknown"),
+    "wrong operand count": (f"func.func @f(%a: {V}) {{\n  pto.tadd ins(%a : {V}) outs(%a : {V})\n  return\n}}", "expected ','"),
+    "wrong operand count (generic)": (
         f'func.func @f(%a: {V}) {{\n  "pto.tadd"(%a, %a) : ({V}, {V}) -> ()\n  return\n}}',
         "op expects exactly 3 operands, but got 2",
     ),
-    "count 17": (f"func.func @f(%a: !pto.multi_tile_buf<{V}, 17 : i64>) {{ return }}", "'17 : i64' does not satisfy the constraint"),
+    "count 17": ("func.func @f(%a: !pto.multi_tile_buf<vec, 16x16xf32, count=17>) { return }", "multi_tile_buf count must be <= 16 (got 17)"),
     "slot 5 of 2": (
-        f"func.func @f(%mb: !pto.multi_tile_buf<{V}, 2 : i64>) {{\n  %c5 = arith.constant 5 : index\n"
-        f'  %t = "pto.multi_tile_get"(%mb, %c5) : (!pto.multi_tile_buf<{V}, 2 : i64>, index) -> {V}\n  return\n}}',
-        "slot 5 is out of range [0, 2)",
+        f"func.func @f(%mb: !pto.multi_tile_buf<{V}, count=2>) {{\n  %c5 = arith.constant 5 : index\n"
+        f"  %t = pto.multi_tile_get %mb[%c5] : !pto.multi_tile_buf<{V}, count=2> -> {V}\n  return\n}}",
+        "constant slot 5 is out of range for multi_tile_buf count=2",
     ),
     "unaligned addr": (
-        f'func.func @f() {{\n  %a = arith.constant 16 : i64\n  %t = "pto.alloc_tile"(%a) : (i64) -> {V}\n  return\n}}',
-        'addr 16 is not aligned to 32 bytes (space "vec")',
+        f"func.func @f() {{\n  %a = arith.constant 16 : i64\n  %t = pto.alloc_tile addr = %a : {V}\n  return\n}}",
+        "addr must be aligned to 32 bytes for local tile memory space, got 16",
     ),
     "huge shape": (
-        'func.func @f(%a: !pto.tile_buf<"vec", array<i64: 9223372036854775807, 9223372036854775807>, f32>) { return }',
-        "does not fit in space \"vec\"",
+        "func.func @f(%a: !pto.tile_buf<vec, 9223372036854775807x9223372036854775807xf32>) { return }",
+        'does not fit in space "vec"',
     ),
-    "shape beyond i64": (
-        'func.func @f(%a: !pto.tile_buf<"vec", array<i64: 92233720368547758070, 1>, f32>) { return }',
-        "integer constant out of range",
-    ),
-    "index shape (asserts in the MLIR parser)": (
-        'func.func @f(%a: !pto.tile_buf<"vec", array<index: 16, 16>, f32>) { return }',
+    "shape beyond i64": ("func.func @f(%a: !pto.tile_buf<vec, 92233720368547758070x1xf32>) { return }", "integer constant out of range"),
+    "index shape in the generic form (asserts in the MLIR parser)": (
+        'func.func @f(%a: !pto.tile_buf<"vec", array<index: 16, 16>, f32, array<i64: 16, 16>, "row_major", "none_box", 512, 0, 0>) { return }',
         "expected integer or float type, got: 'index'",
+    ),
+    "valid beyond the shape": (f"func.func @f(%a: {VERBOSE.format(vr=17)}) {{ return }}", "tile_buf valid_row (17) exceeds row (16)"),
+    "dynamic valid without its operand": (
+        f"func.func @f() {{\n  %t = pto.alloc_tile : {VERBOSE.format(vr='?')}\n  return\n}}",
+        "valid_row operand is required because result type v_row is ?",
+    ),
+    "a repeated key": ("func.func @f(%a: !pto.tile_buf<vec, 16x16xf32, pad=0, pad=1>) { return }", "duplicate pad in tile_buf compact syntax"),
+    "rows of 28 bytes": (
+        "func.func @f() {\n  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x7xf32>\n  return\n}",
+        "row-major none_box tile row byte size (cols * sizeof(dtype)) to be 32-byte aligned, but got 28 bytes",
     ),
     "unterminated region": ("func.func @f() {\n  return\n", "expected"),
     "unterminated string": ('"pto.alloc_tile"() {a = "abc} : () -> ()', "expected '\"' in string literal"),
@@ -114,7 +130,7 @@ def test_random_bytes(tmp_path, seed):
 
 
 def test_nul_bytes(tmp_path):
-    for data in (b"\0" * 64, b'func.func @f() {\0 return }', b"func.func @f() { return }\n\0\0\0"):
+    for data in (b"\0" * 64, b"func.func @f() {\0 return }", b"func.func @f() { return }\n\0\0\0"):
         path = write(tmp_path, data)
         check_outcome(run_pto_opt(path), path)
 
@@ -192,15 +208,15 @@ def check_chunks(tmp_path: Path, texts: list[str]) -> int:
 
 
 def test_truncations_of_a_valid_file(tmp_path):
-    # The round-trip test holds every type and op; cut it at 150 points.
-    body = VALID[VALID.index("!v ="):]
+    # The print-exactly test holds every op of the semantic tier; cut it at 150 points.
+    body = valid_body()
     cuts = sorted(set(random.Random(7).sample(range(1, len(body)), 150)))
     failed = check_chunks(tmp_path, [body[:cut] for cut in cuts])
-    assert failed >= 30  # cuts after a complete function or in a comment are valid
+    assert failed >= 140  # only a cut in the last line's trailing `}` or blank end could be valid
 
 
 def test_token_mutations_of_a_valid_file(tmp_path):
-    body = VALID[VALID.index("!v ="):]
+    body = valid_body()
     tokens = re.split(r"(\s+)", body)
     words = [t for t in tokens if t.strip()]
     rng = random.Random(11)
@@ -223,18 +239,34 @@ def test_token_mutations_of_a_valid_file(tmp_path):
 
 
 def test_numbers_and_names_in_pto_types(tmp_path):
-    # Every slot of a pto type filled with valid and invalid values.
-    locs = ['"vec"', '"acc"', '"gm"', '""', "vec", "1"]
-    shapes = ["array<i64: 16, 16>", "array<i64: 0, 4>", "array<i64: -1, 4>", "array<i64>", "array<i64: 1>",
-              "array<i32: 4, 4>", "array<f32: 1.0, 2.0>", "array<i1: true, false>", "dense<[4, 4]> : tensor<2xi64>", "4"]
-    dtypes = ["f32", "bf16", "i8", "f64", "index", "i1", "none"]
-    counts = ["2 : i64", "16 : i64", "17 : i64", "1 : i64", "-1 : i64", "2", "2 : index", '"2"']
+    # Every field of a tile type, in each of its spellings (ptoas's compact
+    # and verbose forms, the generic form), filled with valid and invalid values.
+    locs = ["vec", "acc", "gm", '"vec"', '""', "1", "loc"]
+    dims = ["16", "0", "-1", "1", "?", "4096", "9223372036854775807", "16x", ""]
+    dtypes = ["f32", "bf16", "i8", "f64", "index", "i1", "none", "f8E4M3FN", "!pto.hif8", "vector<2xf32>"]
+    valids = ["?", "16", "17", "0", "-1", "-2", "x"]
+    keys = ["blayout=col_major", "slayout=row_major", "fractal=1024", "fractal=7", "pad=3", "pad=4", "compact=2", "compact=3", "valid=?x?", "count=2", "box=1"]
+    counts = ["2", "16", "17", "1", "-1", "0", "2 : i64", '"2"', "?"]
+    generic_shapes = ["array<i64: 16, 16>", "array<i64: 0, 4>", "array<i64: -1, 4>", "array<i64>", "array<i32: 4, 4>", "dense<[4, 4]> : tensor<2xi64>", "4"]
     rng = random.Random(3)
     texts = []
-    for _ in range(120):
-        tile = f"!pto.tile_buf<{rng.choice(locs)}, {rng.choice(shapes)}, {rng.choice(dtypes)}>"
-        multi = f"!pto.multi_tile_buf<{tile}, {rng.choice(counts)}>"
-        texts.append(f'func.func @f(%a: {tile}, %b: {multi}) {{\n  %t = "pto.alloc_tile"() : () -> {tile}\n  return\n}}')
+    for _ in range(150):
+        r, c, dt = rng.choice(dims), rng.choice(dims), rng.choice(dtypes)
+        form = rng.randrange(3)
+        if form == 0:
+            extra = "".join(", " + rng.choice(keys) for _ in range(rng.randrange(3)))
+            body = f"{rng.choice(locs)}, {r}x{c}x{dt}{extra}"
+        elif form == 1:
+            body = (
+                f"loc={rng.choice(locs)}, dtype={dt}, rows={r}, cols={c}, v_row={rng.choice(valids)}, v_col={rng.choice(valids)}, "
+                f"blayout=row_major, slayout=none_box, fractal=512, pad=0"
+            )
+        else:
+            shape = rng.choice(generic_shapes)
+            body = f'"{rng.choice(locs)}", {shape}, {dt}, {rng.choice(generic_shapes)}, "row_major", "none_box", 512 : i64, 0 : i64, 0 : i64'
+        tile = f"!pto.tile_buf<{body}>"
+        multi = rng.choice([f"!pto.multi_tile_buf<{tile}, count={rng.choice(counts)}>", f"!pto.multi_tile_buf<{body}, count={rng.choice(counts)}>"])
+        texts.append(f"func.func @f(%a: {tile}, %b: {multi}) {{\n  %t = pto.alloc_tile : {tile}\n  return\n}}")
     check_chunks(tmp_path, texts)
 
 
