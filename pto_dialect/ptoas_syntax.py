@@ -269,11 +269,11 @@ class _Reader:
         generic = parse_generic_type(text)
         if generic is not None:
             return end, text, generic
-        if _is_generic_spelling(text):
-            return end, text, None  # malformed, but generic: MLIR's parser says why
         try:
             view, end = parse_ptoas_type(src, start, self.aliases)
         except TypeSyntaxError as e:
+            if _is_generic_spelling(text):
+                return end, text, None  # malformed, but generic: MLIR's parser says why
             self.problem(e.offset, str(e))
             return end, text, None
         return end, view.generic(), view
@@ -293,11 +293,13 @@ class _Reader:
     def generic_type(self, text: str, at: int) -> str:
         """The generic spelling of a type text in an op (an alias stays)."""
         if text.startswith("!pto."):
-            if parse_generic_type(text) is not None or _is_generic_spelling(text):
+            if parse_generic_type(text) is not None:
                 return text
             try:
                 view, _ = parse_ptoas_type(text, 0, self.aliases)
             except TypeSyntaxError as e:
+                if _is_generic_spelling(text):
+                    return text  # malformed, but generic: MLIR's parser says why
                 raise SyntaxError_(str(e), at + e.offset) from None
             return view.generic()
         if text.startswith("<"):  # a stripped pointer type
@@ -600,8 +602,13 @@ def _in_op_position(text: str, pos: int) -> bool:
     return i < 0 or text[i] in "\n{}" or (text[i] == "=" and (i == 0 or text[i - 1] != "="))
 
 
+_PTO_TYPE_NAME = re.compile(r"!pto\.\w+")
+
+
 def _type_end(text: str, start: int) -> int:
-    m = re.compile(r"!pto\.\w+").match(text, start)
+    m = _PTO_TYPE_NAME.match(text, start)
+    if m is None:  # `!pto.` and no name: the type parser says what is wrong
+        return start + len("!pto.")
     end = m.end()
     if end < len(text) and text[end] == "<":
         closed = balanced_end(text, end)

@@ -384,8 +384,11 @@ class _Reader:
         m = re.compile(r"-?\d+").match(self.text, self.pos)
         if m is None:
             raise self.error(f"expected {what}")
+        value = int(m.group(0))
+        if not -(1 << 63) <= value < 1 << 63:
+            raise self.error("integer value too large")
         self.pos = m.end()
-        return int(m.group(0))
+        return value
 
     def dim_or_dynamic(self, what: str) -> int:
         if self.optional("?"):
@@ -401,8 +404,15 @@ class _Reader:
         parts = m.group(0)[:-1].split("x")
         if not allow_dynamic and "?" in parts:
             raise self.error("expected static shape")
+        at = self.pos
+        dims = []
+        for p in parts:
+            if p != "?" and int(p) >= 1 << 63:
+                raise self.error("invalid dimension", at)  # MLIR's message for a dimension past int64
+            dims.append(DYNAMIC if p == "?" else int(p))
+            at += len(p) + 1
         self.pos = m.end()
-        return [DYNAMIC if p == "?" else int(p) for p in parts]
+        return dims
 
     def element_type(self) -> str:
         """An element type: a builtin scalar type or a pto element type."""
@@ -712,13 +722,27 @@ _GENERIC_LOW_PRECISION = re.compile(r'!pto\.low_precision<"(\w+)">')
 _GENERIC_MULTI_COUNT = re.compile(r",\s*(-?\d+)(?: : i64)?>$")
 
 
+class _NotGeneric(ValueError):
+    """A text that looked like a generic pto type but is not one."""
+
+
 def _ints(text: str | None) -> tuple[int, ...]:
-    return tuple(int(d) for d in text.split(",")) if text and text.strip() else ()
+    try:
+        return tuple(int(d) for d in text.split(",")) if text and text.strip() else ()
+    except ValueError:
+        raise _NotGeneric(text) from None
 
 
 @lru_cache(maxsize=8192)
 def parse_generic_type(text: str) -> PtoType | None:
     """The view of a pto type in its generic spelling, or None."""
+    try:
+        return _parse_generic_type(text)
+    except _NotGeneric:
+        return None
+
+
+def _parse_generic_type(text: str) -> PtoType | None:
     if text.startswith("!pto.tile_buf<"):
         m = _GENERIC_TILE.fullmatch(text)
         if m is None:

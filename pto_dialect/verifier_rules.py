@@ -332,6 +332,55 @@ class Rules:
             elif value > limit:
                 self.op_error(op, f"expects {name} operand <= shape dim ({limit})")
 
+    def check_make_tensor_view(self, op: ir.Operation) -> None:
+        view = pto_type(op.results[0].type)
+        ptr = pto_type(op.operands[0].type)
+        if not isinstance(view, ViewType) or not isinstance(ptr, PtrType):
+            return
+        if ptr.dtype != view.dtype:
+            self.op_error(op, f"ptr element type must match tensor_view element type, but got ptr={ptr.dtype} view={view.dtype}")
+            return
+        layout = CATALOGUE[op.name].layout(op)
+        if len(layout.span("shape")) != view.rank or len(layout.span("strides")) != view.rank:
+            self.op_error(op, f"shape/strides operand counts must match tensor_view rank={view.rank}")
+
+    def check_partition_view(self, op: ir.Operation) -> None:
+        source = pto_type(op.operands[0].type)
+        result = pto_type(op.results[0].type)
+        if not isinstance(source, ViewType) or not isinstance(result, ViewType):
+            return
+        if source.dtype != result.dtype:
+            self.op_error(op, f"element type mismatch between source and result: src={source.dtype} result={result.dtype}")
+            return
+        layout = CATALOGUE[op.name].layout(op)
+        offsets, sizes = layout.span("offsets"), layout.span("sizes")
+        rank = source.rank
+        for what, group in (("offset", offsets), ("size", sizes)):
+            if len(group) != rank:
+                self.op_error(op, f"{what} count ({len(group)}) must match source rank ({rank})")
+                return
+        operands = op.operands
+        for i in range(rank):
+            offset, size = self.constants(operands[offsets[i]]), self.constants(operands[sizes[i]])
+            if offset is not None and offset < 0:
+                self.op_error(op, f"offset at dim {i} must be non-negative, got {offset}")
+                return
+            if size is not None and size <= 0:
+                self.op_error(op, f"size at dim {i} must be positive, got {size}")
+                return
+            if result.rank == rank and size is not None and result.shape[i] != DYNAMIC and size != result.shape[i]:
+                self.op_error(op, f"size/result mismatch at dim {i}: size operand={size} result type dim={result.shape[i]}")
+                return
+            limit = source.shape[i]
+            if limit == DYNAMIC:
+                continue
+            if size is not None and size > limit:
+                self.op_error(op, f"size at dim {i} ({size}) exceeds static source dim ({limit})")
+                return
+            if offset is not None and size is not None and offset + size > limit:
+                self.op_error(op, f"offset+size at dim {i} ({offset + size}) exceeds static source dim ({limit})")
+                return
+
     def check_matmul(self, op: ir.Operation) -> None:
         layout = CATALOGUE[op.name].layout(op)
         operands = op.operands
@@ -411,6 +460,8 @@ OP_RULES = {
     "pto.alloc_multi_tile": Rules.check_alloc,
     "pto.multi_tile_get": Rules.check_multi_tile_get,
     "pto.set_validshape": Rules.check_set_validshape,
+    "pto.make_tensor_view": Rules.check_make_tensor_view,
+    "pto.partition_view": Rules.check_partition_view,
     "pto.tmatmul": Rules.check_matmul,
     "pto.tmatmul_acc": Rules.check_matmul,
 }

@@ -266,17 +266,11 @@ def make_arguments(
             values.append(buf if kind == "memref" else ViewRef(buf, 0, buf.shape, _row_major(buf.shape), kind))
         elif int_width(t) is not None or float_name(t) is not None:
             values.append(_scalar(arg, given))
-        elif tile_type(t) is not None:
-            ref = memory.tile(("argument", arg.index), tile_type(t), None)
-            ref.store(fill(ref.layout.dtype, ref.layout.shape, _rng(seed, arg.index)))
-            values.append(ref)
-        elif multi_tile_type(t) is not None:
-            mb = memory.multi_tile(("argument", arg.index), multi_tile_type(t), None)
-            rng = _rng(seed, arg.index)
-            for k in range(mb.count):
-                slot = mb.slot(k)
-                slot.store(fill(slot.layout.dtype, slot.layout.shape, rng))
-            values.append(mb)
+        elif tile_type(t) is not None or multi_tile_type(t) is not None:
+            try:
+                values.append(_buffer_argument(arg, memory, seed))
+            except OpFault as e:  # an element type pto-run has no storage for
+                raise InterpreterError(arg.location, f"argument {arg.name}: {e}") from None
         else:
             view = pto_type(t)
             raise InterpreterError(arg.location, f"argument {arg.name} has type {view or t}, which pto-run cannot provide")
@@ -289,6 +283,21 @@ def _is_scalar(arg: Argument) -> bool:
 
 def _is_shaped(arg: Argument) -> bool:
     return gm_kind(arg.type) not in (None, "ptr")
+
+
+def _buffer_argument(arg: Argument, memory: Memory, seed: int):
+    """A tile or multi-tile argument: a private buffer filled from the seed."""
+    t = arg.type
+    if tile_type(t) is not None:
+        ref = memory.tile(("argument", arg.index), tile_type(t), None)
+        ref.store(fill(ref.layout.dtype, ref.layout.shape, _rng(seed, arg.index)))
+        return ref
+    mb = memory.multi_tile(("argument", arg.index), multi_tile_type(t), None)
+    rng = _rng(seed, arg.index)
+    for k in range(mb.count):
+        slot = mb.slot(k)
+        slot.store(fill(slot.layout.dtype, slot.layout.shape, rng))
+    return mb
 
 
 def resolve_values(args: list[Argument], given: dict[str, Value]) -> dict[str, Value]:

@@ -171,23 +171,23 @@ def test_deeply_nested_pipeline_loops_do_not_blow_up_lowering(tmp_path):
 # Fuzz findings, open (reported to the lead; the files are not this suite's):
 # each input must end in a located error or read back as printed, and does
 # not. Strict xfails: when fixed they pass, and the entry must go.
-OPEN_FINDINGS = {
-    # ptoas_syntax._type_end: `!pto.` followed by no word (a type alias, or the file's end): AttributeError
+FIXED_FINDINGS = {
+    # ptoas_syntax._type_end: `!pto.` followed by no word (a type alias, or the file's end)
     "a pto type alias cut short": ("pto-opt", "!t = !pto.#ile_buf<vec, 8x16xf32>\n"),
     "a pto type cut short at the end of the file": ("pto-opt", "!v = !pto."),
-    # types._ints: an empty element in a generic shape array: ValueError
+    # types._ints: an empty element in a generic shape array
     "an empty element in a generic shape array": ("pto-opt", "func.func @f(%a: !pto.tensor_view<array<i64: ,16>, f32>) { return }\n"),
-    # a view dimension in [2^63, 2^64) is read, wraps, and prints as a negative one that does not read back
+    # a view dimension in [2^63, 2^64) once wrapped and printed as a negative one that did not read back
     "a view dimension of 2^63": ("pto-roundtrip", "func.func @f(%a: !pto.partition_tensor_view<9223372036854775808x16xf32>) {\n  return\n}\n"),
-    # pto-run: a tile argument of an element type it does not run is an internal error (an OpFault escapes make_arguments)
+    # pto-run: a tile argument of an element type it does not run was an internal error
     "a ui64 tile argument": ("pto-run", "func.func @f(%t: !pto.tile_buf<vec, 4x8xui64>) {\n  return\n}\n"),
 }
 
 
-@pytest.mark.xfail(strict=True, reason="open fuzz findings in the reader, the writer and pto-run, reported to the lead")
-@pytest.mark.parametrize("name", sorted(OPEN_FINDINGS))
-def test_open_fuzz_findings(tmp_path, name):
-    tool, text = OPEN_FINDINGS[name]
+@pytest.mark.parametrize("name", sorted(FIXED_FINDINGS))
+def test_fixed_fuzz_findings(tmp_path, name):
+    # Each once ended in a traceback; now each is a located error (or reads back).
+    tool, text = FIXED_FINDINGS[name]
     inp = FuzzInput(name, text.encode(), tool, ["--func", "f"] if tool == "pto-run" else [])
-    r = fuzz.run_in_process(inp, str(tmp_path / "in.pto"), 30.0)
-    assert r.ok, r.detail
+    r = fuzz.run_subprocess(inp, str(tmp_path / "in.pto"), 60.0)
+    assert r.ok, (r.status, r.detail)
