@@ -363,7 +363,10 @@ def test_tile_type_problem(view, problem):
     [
         ("!pto.tile_buf<vec, 16x8xf32>", None),
         ("!pto.tile_buf<vec, 2x7xf32>", "expects result row-major none_box tile row byte size (cols * sizeof(dtype)) to be 32-byte aligned, but got 28 bytes"),
-        ("!pto.tile_buf<vec, 7x2xf32, blayout=col_major>", "expects result col-major none_box tile column byte size (rows * sizeof(dtype)) to be 32-byte aligned, but got 28 bytes"),
+        (
+            "!pto.tile_buf<vec, 7x2xf32, blayout=col_major>",
+            "expects result col-major none_box tile column byte size (rows * sizeof(dtype)) to be 32-byte aligned, but got 28 bytes",
+        ),
         ("!pto.tile_buf<vec, 1x16xi1>", "expects result element type to have a byte size"),
         # boxed layouts: whole boxes (vec, fractal 32 and one-row tiles are exempt from the row rule)
         ("!pto.tile_buf<mat, 16x16xf16, blayout=col_major, slayout=row_major>", None),

@@ -108,7 +108,9 @@ def test_errors_inside_ptoas_syntax_are_at_the_users_column():
     text = (
         "func.func @a() {\n  return\n}\n// -----\n"
         "func.func @b() {\n  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32, fractal=7>\n  return\n}\n// -----\n"
-        "func.func @c(%t: !pto.tile_buf<vec, 16x16xf32>) {\n  pto.tadd ins(%t, %nope : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)\n  return\n}\n"
+        "func.func @c(%t: !pto.tile_buf<vec, 16x16xf32>) {\n"
+        "  pto.tadd ins(%t, %nope : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)\n"
+        "  return\n}\n"
     )
     source = Source("k.pto", text)
     with Session(source) as session:
