@@ -94,6 +94,11 @@ class LiveRange:
     whole_loops: dict[int, str] = field(default_factory=dict)
     """Loops (indices) the range covers entirely, each with why."""
     whole_function: str = ""  # why it lives for the whole function, if it does
+    first_use: int = -1
+    """The first point that touches the buffer's bytes (its definition when
+    nothing uses it), moved back to the start of every loop the range
+    covers entirely. The allocation op itself touches no memory, so a
+    buffer holds data only from here; fixed-address checks use this."""
 
     @property
     def is_region(self) -> bool:
@@ -240,6 +245,7 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
     for p in numbering.allocs:
         alloc = ops[p]
         live = LiveRange(alloc, p, p)
+        first_use = -1
         is_region = live.is_region
         values = buffer_values(alloc)
         climbed: set[int] = set()
@@ -253,6 +259,8 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                     continue
                 if q > live.end:
                     live.end = q
+                if first_use == -1 or q < first_use:
+                    first_use = q
                 if home is not None and not home.contains(q):
                     inside = False
                 if not live.whole_function:
@@ -269,6 +277,7 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                     elif not info.analysed:
                         live.whole_loops.setdefault(loop, f"used in {info.describe()}")
                     loop = info.parent
+        live.first_use = p if first_use == -1 else first_use
         ranges.append(live)
         confined.append(inside)
 
@@ -278,8 +287,9 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
         for index in live.whole_loops:
             live.start = min(live.start, loops[index].start)
             live.end = max(live.end, loops[index].end)
+            live.first_use = min(live.first_use, loops[index].start)
         if live.whole_function:
-            live.start, live.end = 0, len(ops) - 1
+            live.start, live.end, live.first_use = 0, len(ops) - 1, 0
 
     result = FunctionLiveness(ops, loops, ranges)
     result._points = points

@@ -17,8 +17,10 @@ A user placement that starts later than a buffer being placed, but while
 that buffer is still live, must not be under it: such future reservations
 are avoided explicitly (they are few; the cost is per reservation overlapping
 the buffer's range). User placements may overlap each other (deliberate
-aliasing, or a mistake `fixed_collisions` reports): while any of them is
-live, the union of their ranges stays reserved.
+aliasing, as PyPTO's planner writes it, or a mistake `fixed_collisions`
+reports): overlapping ones are reserved over the lifetime of the whole
+group (`alias_groups`), and while any of them is live, the union of their
+ranges stays reserved.
 
 Cost: sorting the 2n events, then O(log n) per event for the free list
 (sortedcontainers), so O(n log n) in the number of buffers, plus the future
@@ -28,7 +30,7 @@ reservations each buffer has to avoid.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sortedcontainers import SortedDict, SortedList
 
@@ -44,6 +46,11 @@ class Request:
     start: int  # first program point it is live at
     end: int  # last program point it is live at (inclusive)
     fixed: int | None = None  # user-given base address
+    first_use: int | None = None  # first point that touches its bytes (None: start)
+
+    @property
+    def data_start(self) -> int:
+        return self.start if self.first_use is None else self.first_use
 
 
 @dataclass
@@ -158,36 +165,69 @@ def _fit_avoiding(lo: int, hi: int | None, size: int, blocked: list[tuple[int, i
     return base if hi is None or base + size <= hi else None
 
 
-def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int, int]]:
-    """Pairs (earlier, later) of fixed requests whose address ranges overlap
-    while both are live. A later request is checked against the earlier ones
-    that do not collide themselves, so each colliding request is named at
-    least once with one it collides with."""
-    fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: (r.start, r.key))
-    ends = sorted(fixed, key=lambda r: r.end)
-    live: SortedList = SortedList()  # (addr, end addr, key), pairwise disjoint
-    entry: dict[int, tuple[int, int, int]] = {}
-    collisions: list[tuple[int, int]] = []
-    e = 0
+def alias_groups(requests: list[Request], alignment: int) -> list[list[Request]]:
+    """The fixed requests in groups whose address ranges overlap (linked
+    through overlapping neighbours), in address order.
+
+    Tiles at overlapping user addresses are views of the same bytes, which
+    is how PyPTO's planner writes an op's result in place over a dying
+    input, reinterprets a tile in another shape or layout (an `8x1`
+    col-major row statistic read back as a `1x8` row-major tile), or takes a
+    prefix of a larger tile: data written through one is read through
+    another, so the bytes are in use from the first use of any of them to
+    the last use of any of them, whatever each one's own range says."""
+    fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: (r.fixed, r.key))
+    groups: list[list[Request]] = []
+    reach = -1
     for r in fixed:
-        while e < len(ends) and ends[e].end < r.start:
-            item = entry.pop(ends[e].key, None)
-            if item is not None:
-                live.remove(item)
-            e += 1
-        lo, hi = r.fixed, r.fixed + align_up(r.size, alignment)
-        i = live.bisect_left((lo, -1, -1))
-        hits = []
-        if i > 0 and live[i - 1][1] > lo:
-            hits.append(live[i - 1][2])
-        while i < len(live) and live[i][0] < hi:
-            hits.append(live[i][2])
-            i += 1
-        if hits:
-            collisions.extend((k, r.key) for k in hits)
+        hi = r.fixed + align_up(max(r.size, 1), alignment)
+        if groups and r.fixed < reach:
+            groups[-1].append(r)
+            reach = max(reach, hi)
         else:
-            entry[r.key] = (lo, hi, r.key)
-            live.add(entry[r.key])
+            groups.append([r])
+            reach = hi
+    return groups
+
+
+def with_alias_lifetimes(requests: list[Request], alignment: int) -> list[Request]:
+    """`requests` with every fixed request live over the whole lifetime of
+    its alias group (`alias_groups`), so that nothing placed lands on bytes
+    that one alias writes and another reads later."""
+    hull: dict[int, tuple[int, int]] = {}
+    for group in alias_groups(requests, alignment):
+        if len(group) > 1:
+            span = (min(r.start for r in group), max(r.end for r in group))
+            for r in group:
+                hull[r.key] = span
+    return [replace(r, start=hull[r.key][0], end=hull[r.key][1]) if r.key in hull else r for r in requests]
+
+
+def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int, int]]:
+    """Pairs (earlier, later) of fixed requests whose address ranges
+    straddle each other (they overlap, and neither holds the other) while
+    both hold data: from the first point that touches a buffer
+    (`data_start`; its allocation op touches nothing) to its last use.
+
+    A tile whose range lies within another's is a view of those bytes by
+    design (see `alias_groups`: PyPTO writes in place at one base, and
+    takes row i of a tile at base + i * row bytes) and never collides. A
+    straddling pair is most likely a mistake that clobbers data, but ptoas
+    accepts it (it orders the ops that touch shared bytes), so the
+    allocator warns. Ranges that meet at one op overlap: that op writes
+    the later tile over bytes of the earlier one it may not have read yet."""
+    fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: (r.data_start, r.key))
+    live: list[tuple[int, int, int, int]] = []  # (end point, lo, hi, key), the fixed requests live now
+    collisions: list[tuple[int, int]] = []
+    for r in fixed:
+        start = r.data_start
+        live = [item for item in live if item[0] >= start]  # ended before this point: cannot clash
+        lo, hi = r.fixed, r.fixed + align_up(max(r.size, 1), alignment)
+        for _, other_lo, other_hi, key in live:
+            straddle = other_lo < hi and lo < other_hi and not (other_lo <= lo and hi <= other_hi) and not (lo <= other_lo and other_hi <= hi)
+            if straddle:
+                collisions.append((key, r.key))
+        live.append((r.end, lo, hi, r.key))
     return collisions
 
 
@@ -199,7 +239,8 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
     for r in requests:
         if r.fixed is not None and (r.fixed < 0 or r.fixed % alignment):
             raise ValueError(f"fixed address {r.fixed} is not a non-negative multiple of {alignment}")
-    requests = _effective(requests, reuse)
+    collisions = fixed_collisions(requests, alignment)
+    requests = with_alias_lifetimes(_effective(requests, reuse), alignment)
 
     need = {r.key: align_up(max(r.size, 1), alignment) for r in requests}
     fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: r.start)
@@ -215,7 +256,7 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
         events.append((r.start, 1 if r.fixed is not None else 2, -need[r.key], r.key))
     events.sort()
 
-    placement = Placement(collisions=fixed_collisions(requests, alignment))
+    placement = Placement(collisions=collisions)
     space = _FreeSpace()
     held: dict[int, list[tuple[int, int]]] = {}  # key -> the address ranges it holds now
     live_fixed: dict[int, tuple[int, int]] = {}  # fixed keys live now -> their range
@@ -283,4 +324,4 @@ def live_peak(requests: list[Request], alignment: int) -> LivePeak:
     return peak
 
 
-__all__ = ["LivePeak", "Placement", "Request", "fixed_collisions", "live_peak", "place"]
+__all__ = ["LivePeak", "Placement", "Request", "alias_groups", "fixed_collisions", "live_peak", "place", "with_alias_lifetimes"]

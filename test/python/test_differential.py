@@ -177,11 +177,8 @@ def corpus_check(index: int):
 
 # Repository kernels that a pipeline must reject, with the error it must give:
 # a deliberate test of something else that is not a valid program for the pass.
-EXPECTED_REJECTIONS = {
-    # overlaps two live user-addressed tiles on purpose (to show clobbering in
-    # pto-run): the allocator must refuse it (docs/passes.md, issue 7)
-    "test/Tools/pto-run/poison.pto": ("allocate", "overlaps the buffer at fixed addr 0"),
-}
+# (None today: user tiles that overlap are views or a warning, docs/passes.md.)
+EXPECTED_REJECTIONS: dict[str, tuple[str, str]] = {}
 
 
 def expected_rejection(kernel, pipeline: str) -> str | None:

@@ -105,6 +105,33 @@ def test_fixed_collisions_only_while_both_live():
     assert p.collisions == [(0, 1)]
 
 
+def test_user_tiles_within_another_are_views_not_collisions():
+    # PyPTO's in-place result and reinterpreting view: same base, live together
+    in_place = [Request(0, 1024, 0, 5, fixed=0), Request(1, 1024, 3, 8, fixed=0), Request(2, 32, 4, 9, fixed=0)]
+    assert fixed_collisions(in_place, 32) == []
+    # row 1 of a 16x16xf32 tile taken as a tile of its own at base + 64 bytes
+    row_view = [Request(0, 1024, 0, 5, fixed=0), Request(1, 64, 3, 8, fixed=64)]
+    assert fixed_collisions(row_view, 32) == []
+
+
+def test_collisions_count_from_the_first_use_not_the_allocation():
+    # 1 is allocated (point 1) while 0 is live but first touched after 0's last use
+    reqs = [Request(0, 1024, 0, 3, fixed=0), Request(1, 1024, 1, 8, fixed=512, first_use=4)]
+    assert fixed_collisions(reqs, 32) == []
+    # meeting at one op at different bases: that op may overwrite input it has yet to read
+    reqs = [Request(0, 1024, 0, 3, fixed=0), Request(1, 1024, 1, 8, fixed=512, first_use=3)]
+    assert fixed_collisions(reqs, 32) == [(0, 1)]
+
+
+def test_a_placed_buffer_keeps_off_bytes_that_aliases_carry_between_them():
+    # 0 writes address 0 at points 0-2, its alias 1 reads it at 6-7: a buffer
+    # live at 3-5 must not land there although neither alias is live then
+    reqs = [Request(0, 1024, 0, 2, fixed=0), Request(1, 64, 6, 7, fixed=0), Request(2, 1024, 3, 5)]
+    p = place(reqs, 32)
+    assert p.collisions == []
+    assert p.addrs[2] == 1024
+
+
 def test_overlapping_fixed_buffers_keep_their_union_reserved():
     # 0 and 1 overlap on [512, 1024); 0 ends first. While 1 is live, [512,
     # 1536) stays reserved: 2, placed after 0 ends, must not land on it.
@@ -122,8 +149,8 @@ def test_overlapping_fixed_buffers_keep_their_union_reserved():
 def test_fixed_collision_names_every_earlier_buffer_it_overlaps():
     reqs = [
         Request(0, 1024, 0, 9, fixed=0),
-        Request(1, 1024, 0, 9, fixed=1024),
-        Request(2, 2048, 5, 9, fixed=512),  # overlaps both
+        Request(1, 2048, 0, 9, fixed=1024),
+        Request(2, 2048, 5, 9, fixed=512),  # straddles both
     ]
     assert sorted(fixed_collisions(reqs, 32)) == [(0, 2), (1, 2)]
 
@@ -175,7 +202,12 @@ def test_random_placements_are_sound(case):
     align, reqs, reuse = case
     p = place(reqs, align, reuse=reuse)
     fixed = [r for r in reqs if r.fixed is not None]
-    colliding = any(overlaps(a, b, p.addrs, align) for i, a in enumerate(fixed) for b in fixed[i + 1 :])
+    # a user tile within another's range is a view of it (PyPTO's in-place results, reinterpretations, row views)
+    def nested(a: Request, b: Request) -> bool:
+        lo_a, hi_a, lo_b, hi_b = a.fixed, a.fixed + -(-a.size // align) * align, b.fixed, b.fixed + -(-b.size // align) * align
+        return (lo_a <= lo_b and hi_b <= hi_a) or (lo_b <= lo_a and hi_a <= hi_b)
+
+    colliding = any(not nested(a, b) and overlaps(a, b, p.addrs, align) for i, a in enumerate(fixed) for b in fixed[i + 1 :])
     assert bool(p.collisions) == colliding
     for first, second in p.collisions:
         assert overlaps(by_key(reqs, first), by_key(reqs, second), p.addrs, align)
