@@ -66,8 +66,8 @@ class AllocateMemoryAddr(ModulePass):
     reserved from the first use of any of them to the last use of any.
     and a tile within another's range is a view of it (PyPTO takes row i at
     base + i * row bytes). Two that overlap while both hold data with
-    neither within the other get a warning naming both: ptoas accepts
-    them, but one most likely overwrites the other. An `addr` that is not a constant is an
+    neither within the other are an error naming both: one overwrites
+    the other. An `addr` that is not a constant is an
     error when buffers the pass places in that space are live at the same
     time (nothing could keep them clear of it), else a remark (it is not
     counted in the usage). A space whose buffers need more than its
@@ -163,6 +163,7 @@ class AllocateMemoryAddr(ModulePass):
             memory.capacity[space] = spec.capacity
             memory.live_peak[space] = peak.bytes
             for first, second in placement.collisions:
+                ok = False
                 self._report_collision(space, buffers[first], buffers[second])
             if placement.footprint > spec.capacity:
                 ok = False
@@ -227,11 +228,9 @@ class AllocateMemoryAddr(ModulePass):
     # -- errors -------------------------------------------------------------------
 
     def _report_collision(self, space: str, first: _Buffer, second: _Buffer) -> None:
-        # A warning, not an error: ptoas accepts overlapping user addresses (it
-        # orders the ops that touch shared bytes); nested ranges are views and
-        # say nothing
-        # (docs/passes.md, `pto-allocate-memory-addr`).
-        diagnostics.emit_warning(
+        # An error (issue 7): a straddling pair clobbers data. Nested ranges are
+        # views and never get here (docs/passes.md, `pto-allocate-memory-addr`).
+        diagnostics.emit_error(
             second.alloc.location,
             f"buffer at fixed addr {second.fixed} ({second.size} bytes) overlaps the buffer at fixed "
             f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both hold data: "

@@ -212,9 +212,9 @@ def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int,
     A tile whose range lies within another's is a view of those bytes by
     design (see `alias_groups`: PyPTO writes in place at one base, and
     takes row i of a tile at base + i * row bytes) and never collides. A
-    straddling pair is most likely a mistake that clobbers data, but ptoas
-    accepts it (it orders the ops that touch shared bytes), so the
-    allocator warns. Ranges that meet at one op overlap: that op writes
+    straddling pair is a mistake that clobbers data (ptoas does not
+    check it: it only orders the ops that touch shared bytes), which the
+    allocator reports as an error. Ranges that meet at one op overlap: that op writes
     the later tile over bytes of the earlier one it may not have read yet."""
     fixed = sorted((r for r in requests if r.fixed is not None), key=lambda r: (r.data_start, r.key))
     live: list[tuple[int, int, int, int]] = []  # (end point, lo, hi, key), the fixed requests live now
