@@ -4,8 +4,11 @@
     run = execute(module.operation, "kernel", seed=0, values={"n": 8}, source_text=text)
 
 Modules, one concept each: `elements` (element types as numpy dtypes, bf16,
-conversions), `scalars` (arith semantics), `tile_ops` (what pto ops
-compute), `memory` (global memory and its views, tile spaces, private
+conversions), `scalars` (arith semantics), `tile_ops` (what element-wise
+and matmul ops compute), `pto_ops` (allocation, views, loads, stores and
+the element-wise ops on tiles), `rowcol_ops` (row and column reductions and
+broadcasts), `movement_ops` (textract, scalar access, fills, gather,
+transpose, concat), `arith_ops` and `control_ops`, `memory` (global memory and its views, tile spaces, private
 buffers, valid shapes, storage order, poison), `trace` (the execution
 trace), `evaluator` (compiling and running functions), `inputs`
 (naming and filling arguments), `execution` (one run and its results),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ..vocabulary import ArchError, resolve_arch
-from . import arith_ops, control_ops, pto_ops
+from . import arith_ops, control_ops, movement_ops, pto_ops, rowcol_ops
 from .compiler import Block, Compiler, Frame, Instr
 from .errors import InterpreterError
 from .memory import Memory, TileRef
@@ -32,11 +32,18 @@ MAX_NESTING_DEPTH = 1000
 """Deepest op nesting executed: what the parser accepts (source_text.MAX_NESTING)."""
 _FRAMES_PER_LEVEL = 4  # Python frames one nesting level costs (compiling: 3; running: 2)
 
-COMPILERS = {**pto_ops.COMPILERS, **arith_ops.COMPILERS, **control_ops.COMPILERS}
+COMPILERS = {**pto_ops.COMPILERS, **movement_ops.COMPILERS, **rowcol_ops.COMPILERS, **arith_ops.COMPILERS, **control_ops.COMPILERS}
 """Op name -> what it compiles to (a pto op without semantics here compiles
 to a runtime error at it)."""
 
-SUPPORTED_OPS = frozenset(pto_ops.EXECUTED) | frozenset(arith_ops.COMPILERS) | frozenset(control_ops.COMPILERS) | control_ops.TERMINATORS
+SUPPORTED_OPS = (
+    frozenset(pto_ops.EXECUTED)
+    | frozenset(movement_ops.COMPILERS)
+    | frozenset(rowcol_ops.COMPILERS)
+    | frozenset(arith_ops.COMPILERS)
+    | frozenset(control_ops.COMPILERS)
+    | control_ops.TERMINATORS
+)
 """Every op name (generic) the interpreter executes."""
 
 

@@ -482,7 +482,9 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     """Every element-wise op, by the kind tile_ops gives it: the inputs are
     the source tiles (a `scalar` operand is a value, not a tile), the output
     `dst`, the domain dst's valid region. `same` ops need one element type
-    throughout (`tcvt` converts, `tmov` copies bit for bit)."""
+    throughout (`tcvt` converts, `tmov` copies bit for bit). A reversible
+    scalar op (`tdivs`) written scalar first has its tile in the `scalar`
+    slot and computes scalar op tile; `trsqrt`'s optional `tmp` is unused."""
     t = _TileOp(c, op)
     name = t.name
     kind = tile_ops.kind(op.name)
@@ -502,6 +504,12 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     in_slots = [t.slot(o) for o in inputs]
     out = t.slot("dst")
     scalar = t.slot("scalar") if kind == tile_ops.WITH_SCALAR else None
+    reverse = False
+    if op.name in tile_ops.REVERSIBLE:
+        first, second = (op.operands[t.layout.index(o)].type for o in ("src", "scalar"))
+        if tile_type(first) is None and tile_type(second) is not None:  # ins(%s, %t : T, tile)
+            reverse = True
+            in_slots, scalar = [scalar], in_slots[0]
     generic = op.name
 
     def body(frame: Frame) -> tuple[int]:
@@ -525,7 +533,7 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
                 raise _same_dtype_fault(name, ref.layout.dtype, dtype)
         values = [to_compute(dtype, t.read(ref, o, rows, cols)) for ref, o in zip(refs, inputs)]
         if kind == tile_ops.WITH_SCALAR:
-            result = tile_ops.with_scalar(generic, dtype, values[0], frame[scalar])
+            result = tile_ops.with_scalar(generic, dtype, values[0], frame[scalar], reverse)
         elif kind == tile_ops.BINARY:
             result = tile_ops.binary(generic, dtype, *values)
         else:

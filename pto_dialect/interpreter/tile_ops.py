@@ -6,12 +6,31 @@ are in the element type's compute dtype (see elements.py); results are
 rounded to the destination element type, so f16 stays f16 and bf16 keeps
 bf16 precision.
 
-Choices where the contract is silent:
-- `texp` is defined for float tiles only (the vector unit has no integer
-  exp); on an integer tile it is a runtime error.
-- `tadds`/`tmuls` convert their scalar to the tile's element type first
-  (integers wrap, floats convert like `tcvt`).
-- `tmax`/`tmin` propagate NaN (numpy maximum/minimum).
+Choices where the contract is silent (the PTO ISA docs, docs/isa/<OP>.md
+of pto-isa, leave domain errors "target-defined"):
+- `texp`, `tlog`, `tsqrt`, `trsqrt` are defined for float tiles only (the
+  vector unit has no integer forms); on an integer tile they are a runtime
+  error. Out of their domain they give IEEE results: log(0) = -inf,
+  log(x < 0) = sqrt(x < 0) = NaN, rsqrt(0) = +inf.
+- `trsqrt` is 1 / sqrt(x) rounded twice, after the sqrt and after the
+  division (the ISA's default implementation: vsqrt then vdiv); its
+  optional `tmp` is neither read nor written (the ISA: "not used").
+- The scalar ops (`tadds tsubs tmuls tdivs tmaxs tmins`) convert their
+  scalar to the tile's element type first (integers wrap, floats convert
+  like `tcvt`).
+- `tdivs` has two forms, told apart by which operand is the tile:
+  `ins(%t, %s : tile, T)` is t / s, `ins(%s, %t : T, tile)` is s / t.
+- Division (`tdiv`, `tdivs`, `trecip` = 1 / x, and `trowexpanddiv`): floats
+  divide as IEEE (correctly rounded in the element type; x / 0 = +-inf,
+  0 / 0 = NaN, as A5's tdivs documents for 1/0), whatever `precisionType`
+  says (both precisions are modelled as the exact quotient rounded once);
+  integers divide truncating toward zero (C's `/`, which the ISA's
+  implementation and CPU simulator use; INT_MIN / -1 wraps to INT_MIN), and
+  an integer division by zero is a runtime error naming the element (the ISA
+  leaves it target-defined; its CPU simulator asserts).
+- `tneg` negates (integers wrap: -INT_MIN = INT_MIN; floats flip the sign
+  bit: -(+0) = -0).
+- `tmax`/`tmin`/`tmaxs`/`tmins` propagate NaN (numpy maximum/minimum).
 - matmul: float products are summed in float64 and rounded once to the
   destination type (integers: summed in int64, wrapped); `tmatmul.acc` adds
   the old accumulator before that one rounding.
@@ -37,15 +56,123 @@ def _finish(dtype: str, values: np.ndarray) -> np.ndarray:
     return values.astype(COMPUTE_DTYPES[dtype], copy=False)
 
 
+def divide(dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b in element type `dtype` (compute-dtype arrays or 0-d scalars,
+    broadcast together): IEEE for floats, truncating for integers, where a
+    zero divisor is an OpFault naming its element (of the broadcast shape,
+    i.e. the op's iteration domain)."""
+    if is_float(dtype):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return _finish(dtype, np.divide(a, b))
+    a64, b64 = np.broadcast_arrays(np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64))
+    zero = b64 == 0
+    if zero.any():
+        if np.ndim(b) == 0:
+            raise OpFault("integer division by zero (the scalar divisor is 0)")
+        where = ", ".join(str(int(i)) for i in np.argwhere(zero)[0])
+        raise OpFault(f"integer division by zero (the divisor of element ({where}) is 0)")
+    with np.errstate(over="ignore"):
+        q = a64 // b64  # floor; INT64_MIN // -1 wraps
+        q = q + ((a64 - q * b64 != 0) & ((a64 < 0) != (b64 < 0)))  # toward zero
+    return convert(q, "i64", dtype)
+
+
+def _maximum(dtype: str, a, b) -> np.ndarray:
+    return _finish(dtype, np.maximum(a, b))
+
+
+def _minimum(dtype: str, a, b) -> np.ndarray:
+    return _finish(dtype, np.minimum(a, b))
+
+
+def _arith(ufunc):
+    def apply(dtype: str, a, b) -> np.ndarray:
+        return _finish(dtype, ufunc(a, b))
+
+    return apply
+
+
 _BINARY = {
-    "pto.tadd": np.add,
-    "pto.tsub": np.subtract,
-    "pto.tmul": np.multiply,
-    "pto.tmax": np.maximum,
-    "pto.tmin": np.minimum,
+    "pto.tadd": _arith(np.add),
+    "pto.tsub": _arith(np.subtract),
+    "pto.tmul": _arith(np.multiply),
+    "pto.tdiv": divide,
+    "pto.tmax": _maximum,
+    "pto.tmin": _minimum,
 }
 
-_WITH_SCALAR = {"pto.tadds": np.add, "pto.tmuls": np.multiply}
+_WITH_SCALAR = {
+    "pto.tadds": _BINARY["pto.tadd"],
+    "pto.tsubs": _BINARY["pto.tsub"],
+    "pto.tmuls": _BINARY["pto.tmul"],
+    "pto.tdivs": divide,
+    "pto.tmaxs": _maximum,
+    "pto.tmins": _minimum,
+}
+
+REVERSIBLE = frozenset({"pto.tdivs"})
+"""Scalar ops whose scalar may come first (`ins(%s, %t : T, tile)`: s op t)."""
+
+
+def _float_only(name: str, dtype: str) -> None:
+    if not is_float(dtype):
+        raise OpFault(f"{name} is defined for float tiles (f16, bf16, f32), not {dtype}")
+
+
+def _exp(dtype: str, a: np.ndarray) -> np.ndarray:
+    _float_only("exp", dtype)
+    return _finish(dtype, np.exp(a))
+
+
+def _log(dtype: str, a: np.ndarray) -> np.ndarray:
+    _float_only("log", dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _finish(dtype, np.log(a))
+
+
+def _sqrt(dtype: str, a: np.ndarray) -> np.ndarray:
+    _float_only("sqrt", dtype)
+    with np.errstate(invalid="ignore"):
+        return _finish(dtype, np.sqrt(a))
+
+
+def _rsqrt(dtype: str, a: np.ndarray) -> np.ndarray:
+    _float_only("rsqrt", dtype)
+    with np.errstate(invalid="ignore"):
+        root = _finish(dtype, np.sqrt(a))
+    return divide(dtype, np.ones((), dtype=root.dtype), root)
+
+
+def _recip(dtype: str, a: np.ndarray) -> np.ndarray:
+    return divide(dtype, np.ones((), dtype=a.dtype), a)
+
+
+def _neg(dtype: str, a: np.ndarray) -> np.ndarray:
+    if a.dtype == np.bool_:  # i1: -x == x in one bit
+        return a.copy()
+    return _finish(dtype, np.negative(a))
+
+
+def _abs(dtype: str, a: np.ndarray) -> np.ndarray:
+    return _finish(dtype, np.abs(a))
+
+
+def _relu(dtype: str, a: np.ndarray) -> np.ndarray:
+    zero = np.zeros((), dtype=a.dtype)
+    # max(a, 0) keeps NaN, as tmax does
+    return _finish(dtype, np.maximum(a, zero))
+
+
+_UNARY = {
+    "pto.texp": _exp,
+    "pto.tlog": _log,
+    "pto.tsqrt": _sqrt,
+    "pto.trsqrt": _rsqrt,
+    "pto.trecip": _recip,
+    "pto.tneg": _neg,
+    "pto.tabs": _abs,
+    "pto.trelu": _relu,
+}
 
 BINARY = "binary"  # dst = f(a, b)
 WITH_SCALAR = "with-scalar"  # dst = f(a, s)
@@ -56,7 +183,7 @@ MOVE = "move"  # dst = src, bit for bit
 _KINDS = {
     **{name: BINARY for name in _BINARY},
     **{name: WITH_SCALAR for name in _WITH_SCALAR},
-    **{name: UNARY for name in ("pto.texp", "pto.tabs", "pto.trelu")},
+    **{name: UNARY for name in _UNARY},
     "pto.tcvt": CONVERT,
     "pto.tmov": MOVE,
 }
@@ -71,23 +198,18 @@ def kind(op: str) -> str:
 
 
 def binary(op: str, dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _finish(dtype, _BINARY[op](a, b))
+    """`op` (a binary op's generic name) on a and b, in element type `dtype`."""
+    return _BINARY[op](dtype, a, b)
 
 
-def with_scalar(op: str, dtype: str, a: np.ndarray, scalar: int | float) -> np.ndarray:
-    return _finish(dtype, _WITH_SCALAR[op](a, scalar_as(scalar, dtype)))
+def with_scalar(op: str, dtype: str, a: np.ndarray, scalar: int | float, reverse: bool = False) -> np.ndarray:
+    """`op` on tile values `a` and a scalar operand (`reverse`: scalar op a)."""
+    s = scalar_as(scalar, dtype)
+    return _WITH_SCALAR[op](dtype, s, a) if reverse else _WITH_SCALAR[op](dtype, a, s)
 
 
 def unary(op: str, dtype: str, a: np.ndarray) -> np.ndarray:
-    if op == "pto.texp":
-        if not is_float(dtype):
-            raise OpFault(f"exp is defined for float tiles (f16, bf16, f32), not {dtype}")
-        return _finish(dtype, np.exp(a))
-    if op == "pto.tabs":
-        return _finish(dtype, np.abs(a))
-    zero = np.zeros((), dtype=a.dtype)
-    # max(a, 0) keeps NaN, as tmax does
-    return _finish(dtype, np.maximum(a, zero))
+    return _UNARY[op](dtype, a)
 
 
 _FLOAT_TO_INT = {"RINT": "rint", "CAST_RINT": "rint", "NONE": "rint", "ROUND": "round", "FLOOR": "floor", "CEIL": "ceil", "TRUNC": "trunc"}
