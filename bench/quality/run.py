@@ -1,6 +1,6 @@
 """Output-quality benchmark: what multi-buffering buys, in modelled cycles.
 
-    python bench/quality/run.py [--out DIR] [--docs]
+    python bench/quality/run.py [--out DIR] [--docs] [--kernel TEXT]...
 
 Each kernel of KERNELS (in examples/) runs four ways:
 
@@ -43,7 +43,7 @@ from pathlib import Path
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.interpreter import compare, execute
+from pto_dialect.interpreter import InterpreterError, compare, execute
 from pto_dialect.timing import PIPE_NAMES, cost_table, schedule
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +76,10 @@ KERNELS = [
     Kernel("exp chain (compute-bound)", "examples/exp_chain.pto", "exp_chain"),
     Kernel("balanced", "examples/balanced.pto", "balanced"),
     Kernel("two-input add", "examples/double_buffer_add.pto", "add"),
+    Kernel("row softmax", "examples/row_softmax.pto", "row_softmax"),
+    Kernel("SiLU, bf16 out", "examples/silu.pto", "silu"),
+    Kernel("RMSNorm", "examples/rmsnorm.pto", "rmsnorm"),
+    Kernel("online softmax (flash attention)", "examples/online_softmax.pto", "online_softmax"),
     Kernel("matmul K-loop", "examples/matmul_kloop.pto", "matmul"),
     Kernel("matmul K-loop, spaces +left,right", "examples/matmul_kloop.pto", "matmul", "vec,mat,left,right"),
 ]
@@ -108,9 +112,12 @@ def run_variant(kernel: Kernel, variant: Variant, text: str):
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)
         ctx.attach_diagnostic_handler(lambda d: d.severity != ir.DiagnosticSeverity.ERROR)  # remarks are expected
-        module = ir.Module.parse(source)
+        module = pto_dialect.parse(source, name=kernel.path)  # ptoas syntax (ir.Module.parse reads only the generic form)
         pto_dialect.run_passes(module, variant.pipeline(kernel))
-        execution = execute(module.operation, kernel.function, source_text=source, trace=True)
+        try:
+            execution = execute(module.operation, kernel.function, source_text=source, trace=True)
+        except InterpreterError as e:
+            raise SystemExit(f"{kernel.path} ({variant.name}): {e}") from None
     if execution.warnings:
         raise SystemExit(f"{kernel.path} ({variant.name}): {execution.warnings[0].message}")
     return execution, schedule(execution.trace, cost_table(execution.arch))
@@ -180,7 +187,7 @@ def draw_chart(results: list[Result], path: Path) -> None:
 
     kernels = list(dict.fromkeys(r.kernel for r in results))
     by = {(r.kernel, r.variant): r for r in results}
-    fig, (ax_speed, ax_eff) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax_speed, ax_eff) = plt.subplots(2, 1, figsize=(max(8, 1.05 * len(kernels)), 7))
     width = 0.8 / len(VARIANTS)
     colours = ("#9e9e9e", "#8c564b", "#1f77b4", "#2ca02c")
     for j, v in enumerate(VARIANTS):
@@ -197,7 +204,7 @@ def draw_chart(results: list[Result], path: Path) -> None:
     for ax in (ax_speed, ax_eff):
         ax.set_xticks(range(len(kernels)), [k.replace(", ", ",\n").replace(" (", "\n(") for k in kernels], fontsize=7)
         ax.grid(axis="y", alpha=0.3)
-    ax_eff.legend(fontsize=7, loc="lower right")
+    ax_eff.legend(fontsize=7, loc="lower left", ncol=len(VARIANTS))
     fig.suptitle("pipe timing model (an estimate from a parameter table, not measured hardware), arch a3", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
@@ -217,9 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "build" / "quality", help="where to write quality.md/.json/.png (default build/quality)")
     p.add_argument("--docs", action="store_true", help="also update docs/quality.md (the table) and docs/quality.png")
     p.add_argument("--no-chart", action="store_true", help="skip the chart (no matplotlib needed)")
+    p.add_argument("--kernel", action="append", metavar="TEXT", help="only the kernels whose label or path contains TEXT (repeatable)")
     args = p.parse_args(argv)
 
-    results = measure(KERNELS)
+    kernels = [k for k in KERNELS if not args.kernel or any(t in k.name or t in k.path for t in args.kernel)]
+    if not kernels:
+        raise SystemExit("no kernel matches --kernel")
+    if args.docs and kernels != KERNELS:
+        raise SystemExit("--docs needs every kernel (no --kernel)")
+    results = measure(kernels)
     print(plain_table(results))
     args.out.mkdir(parents=True, exist_ok=True)
     table = markdown_table(results)

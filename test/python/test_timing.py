@@ -221,6 +221,28 @@ def test_default_table_durations_follow_the_documented_formula():
     assert a3.duration(event("pto.tadds", [tile("vec", 0, 32)], [tile("vec", 32, 32)])) == 8 + 1
 
 
+def test_default_table_prices_the_multi_pass_vector_ops_and_extracts():
+    a3 = cost_table("a2a3")
+    t = 4096  # a 16x64 f32 tile: 16 repeats of 256 bytes
+    col = 64  # its 16x1 row statistic
+
+    def v(op, reads, writes):
+        return a3.duration(event(op, reads, writes)) - 8  # without the issue cycles
+
+    assert v("pto.tadd", [tile("vec", 0, t), tile("vec", t, t)], [tile("vec", 2 * t, t)]) == 16
+    # transcendentals, divisions and roots take more passes per repeat
+    for op, passes in [("pto.texp", 4), ("pto.tlog", 4), ("pto.trsqrt", 4), ("pto.tdiv", 2), ("pto.trecip", 2), ("pto.tsqrt", 2)]:
+        assert v(op, [tile("vec", 0, t)], [tile("vec", t, t)]) == 16 * passes, op
+    # a row reduction is priced on its source (not its 64-byte result), two passes
+    assert v("pto.trowsum", [tile("vec", 0, t)], [tile("vec", t, t), tile("vec", 2 * t, col)]) == 32
+    # a row broadcast: one pass of the full-size operand; the divide pays the divider
+    assert v("pto.trowexpandsub", [tile("vec", 0, t), tile("vec", t, col)], [tile("vec", 2 * t, t)]) == 16
+    assert v("pto.trowexpanddiv", [tile("vec", 0, t), tile("vec", t, col)], [tile("vec", 2 * t, t)]) == 32
+    # textract moves the window it writes, not the larger tile it reads from
+    extract = event("pto.textract", [tile("mat", 0, 16384)], [tile("left", 0, 8192)])
+    assert a3.duration(extract) == 16 + 8192 // 128
+
+
 def test_every_arch_has_a_cost_for_every_pipe():
     from pto_dialect.targets import ARCHS
     from pto_dialect.timing import PIPE_NAMES
