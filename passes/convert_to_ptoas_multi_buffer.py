@@ -11,6 +11,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 from .. import diagnostics
 from ..allocs import AllocOperands, alloc_operands, create_alloc
 from ..buffers import escape_reason
+from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
 from ..ir_utils import ConstantInts, defined_inside
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
@@ -18,7 +19,8 @@ from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
 from ..targets import ARCH_NAMES, space_spec
-from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
+from ..liveness import buffer_values
+from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
 from ..vocabulary import (
     MAX_SLOTS,
     MIN_SLOTS,
@@ -96,7 +98,9 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     an in-place update, keeps its one buffer, or iteration i would read
     iteration i-N's data), and it does not escape (yielded, passed to a
     nested loop's iter_args, used by an op the pass does not know). When the N
-    slots of a loop's tiles do not fit a space, the loop gets the largest
+    slots of a loop's tiles do not fit a space beside what else the loop
+    holds there (the most bytes its single tiles hold at once, plus the
+    buffers from before the loop that it uses), the loop gets the largest
     N' >= 2 that fits, else stays as it is; more than 16 slots (the most a
     multi-tile buffer holds) become 16. Every tile or loop not converted,
     and every reduced slot count, is reported as a remark with the reason;
@@ -146,6 +150,18 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         walk_and_apply_patterns(module, patterns.freeze())
 
 
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    while op is not None:
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+def _is_buffer(value: ir.Value) -> bool:
+    return buffer_type(value.type) is not None
+
+
 def _resized(tile: ir.Value) -> bool:
     """Whether `tile`, or a treshape of it, is the source of a set_validshape."""
     work = [tile]
@@ -172,6 +188,7 @@ class _Conversion:
         self.constants = ConstantInts()
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
+        self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
 
     # -- per loop ----------------------------------------------------------------
 
@@ -203,7 +220,7 @@ class _Conversion:
             note = f"pipeline loop asks for {requested} slots but a multi-tile buffer holds at most {MAX_SLOTS}; using {MAX_SLOTS}"
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
-        slots, reason = self.fit_slots(wanted, eligible)
+        slots, reason = self.fit_slots(wanted, eligible, self.bytes_beside(loop, tiles))
         if slots < MIN_SLOTS:
             self.decline(loop, decision, reason)
             for t in decision.tiles:
@@ -281,10 +298,84 @@ class _Conversion:
                 tile.reason = "it is resized by pto.set_validshape, which ptoas allows on a pto.alloc_tile only, not on a multi-tile slot"
         return tile
 
-    def fit_slots(self, requested: int, tiles: list[_Tile]) -> tuple[int, str]:
+    def bytes_beside(self, loop: ir.Operation, tiles: list[_Tile]) -> dict[str, int]:
+        """Per space, the most bytes that buffers other than the loop's
+        multi-buffered tiles hold at one point of the loop body: its tiles
+        that stay single, each live from its alloc to its last use (by the
+        body op that holds them), plus every buffer defined before the loop
+        and used in it, live throughout. Buffers live across the loop but
+        not used in it are not seen (the allocator still counts them)."""
+        beside: dict[str, int] = {}
+        for value in self.used_from_outside(loop):
+            size, space = self.buffer_bytes(value.type), buffer_type(value.type).loc
+            beside[space] = beside.get(space, 0) + size
+        single = [t for t in tiles if t.reason and t.view is not None]
+        if not single:
+            return beside
+        body = loop.regions[0].blocks[0]
+        position: dict[ir.Operation, int] = {}  # every op in the body -> the index of the body op holding it
+        for index, view in enumerate(body.operations):
+            stack = [view.operation]
+            while stack:
+                op = stack.pop()
+                position[op] = index
+                stack.extend(inner.operation for region in op.regions for block in region.blocks for inner in block.operations)
+        events: dict[str, list[tuple[int, int]]] = {}
+        for t in single:
+            start = end = position.get(t.alloc, 0)
+            for value in buffer_values(t.alloc):
+                for use in value.uses:
+                    end = max(end, position.get(use.owner.operation, len(position)))
+            size = self.buffer_bytes(t.value.type)
+            events.setdefault(t.space, []).extend(((start, size), (end + 1, -size)))
+        for space, changes in events.items():
+            live = peak = 0
+            for _, change in sorted(changes):
+                live += change
+                peak = max(peak, live)
+            beside[space] = beside.get(space, 0) + peak
+        return beside
+
+    def used_from_outside(self, loop: ir.Operation) -> list[ir.Value]:
+        """The buffer values defined before `loop` (in the blocks around it)
+        that ops inside it use."""
+        used = []
+        op = loop
+        while op is not None and op.name != "func.func":
+            block = op.block
+            for value in self.buffers_defined_in(block):
+                if any(_inside(use.owner.operation, loop) for use in value.uses):
+                    used.append(value)
+            owner = block.owner
+            op = owner.operation if owner is not None else None
+        return used
+
+    def buffers_defined_in(self, block: ir.Block) -> list[ir.Value]:
+        """The buffer values a block defines: its arguments, and the results
+        of its allocs, views and region ops (an scf.for or scf.if yielding
+        a tile), once per block and run."""
+        found = self.block_buffers.get(block)
+        if found is None:
+            found = [a for a in block.arguments if _is_buffer(a)]
+            for view in block.operations:
+                op = view.operation
+                if op.name in ALLOC_OPS or op.name in VIEW_OPS or (len(op.regions) and len(op.results)):
+                    found.extend(r for r in op.results if _is_buffer(r))
+            self.block_buffers[block] = found
+        return found
+
+    def buffer_bytes(self, t: ir.Type) -> int:
+        view = buffer_type(t)
+        alignment = space_spec(self.arch, view.loc).alignment
+        if isinstance(view, MultiTileBufType):
+            return view.region_bytes(alignment)
+        return align_up(view.nbytes, alignment)
+
+    def fit_slots(self, requested: int, tiles: list[_Tile], beside: dict[str, int]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's
-        multi-buffered tiles fit every space, with the remark text when it
-        is less than requested (0 when even 2 do not fit)."""
+        multi-buffered tiles fit every space next to what else the loop
+        holds (`bytes_beside`), with the remark text when it is less than
+        requested (0 when even 2 do not fit)."""
         strides: dict[str, int] = {}
         for t in tiles:
             alignment = space_spec(self.arch, t.space).alignment
@@ -293,22 +384,24 @@ class _Conversion:
         slots = requested
         limiting = None
         for space, stride_sum in strides.items():
-            capacity = space_spec(self.arch, space).capacity
-            fit = capacity // stride_sum
+            capacity = space_spec(self.arch, space).capacity - beside.get(space, 0)
+            fit = max(capacity, 0) // stride_sum
             if fit < slots:
                 slots, limiting = fit, space
         if limiting is None:
             return requested, ""
         capacity = space_spec(self.arch, limiting).capacity
+        others = beside.get(limiting, 0)
         per_slot = strides[limiting]
+        beside_text = f" beside {others} bytes of other buffers" if others else ""
         if slots < MIN_SLOTS:
             return 0, (
                 f"even {MIN_SLOTS} slots of its tiles need {MIN_SLOTS * per_slot} bytes of "
-                f"\"{limiting}\", more than its {capacity} bytes on {self.arch}"
+                f"\"{limiting}\"{beside_text}, more than its {capacity} bytes on {self.arch}"
             )
         return slots, (
             f"pipeline loop asks for {requested} slots but only {slots} fit in \"{limiting}\" "
-            f"({slots} x {per_slot} = {slots * per_slot} of {capacity} bytes on {self.arch}); using {slots}"
+            f"({slots} x {per_slot} = {slots * per_slot}{beside_text} of {capacity} bytes on {self.arch}); using {slots}"
         )
 
     # -- rewriting ----------------------------------------------------------------
