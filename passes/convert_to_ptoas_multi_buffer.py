@@ -14,12 +14,12 @@ from ..buffers import escape_reason
 from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
 from ..ir_utils import ConstantInts, defined_inside
+from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
 from ..targets import ARCH_NAMES, space_spec
-from ..liveness import buffer_values
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
 from ..vocabulary import (
     MAX_SLOTS,
