@@ -120,6 +120,64 @@ def convert(values: np.ndarray, src: str, dst: str, rounding: str = "trunc") -> 
     return values.astype(np.int64).astype(COMPUTE_DTYPES[dst])
 
 
+def _step(y: np.ndarray, dst: str, up: np.ndarray) -> np.ndarray:
+    """The neighbour of each `dst` value `y` (compute dtype) toward +inf
+    where `up`, else toward -inf."""
+    if dst != "bf16":
+        dtype = COMPUTE_DTYPES[dst]
+        return np.where(up, np.nextafter(y, dtype.type(np.inf)), np.nextafter(y, dtype.type(-np.inf))).astype(dtype)
+    b = f32_to_bf16_bits(y).astype(np.int32)  # exact: y holds bf16 values
+    negative = b >= 0x8000
+    zero = (b & 0x7FFF) == 0
+    away = np.where(up, ~negative, negative)  # the step grows the magnitude
+    stepped = np.where(away, b + 1, b - 1)
+    stepped = np.where(zero & ~away, np.where(up, 0x0001, 0x8001), stepped)  # from +-0 across to the other sign
+    return bf16_bits_to_f32(stepped.astype(np.uint16))
+
+
+FLOAT_ROUNDING = frozenset({"rint", "round", "floor", "ceil", "trunc", "odd"})
+"""How a conversion into a float type may round: to nearest (ties to even;
+`round`: ties away from zero), toward -inf, +inf, zero, or to odd (the
+neighbour whose last significand bit is 1)."""
+
+
+def round_float(values: np.ndarray, src: str, dst: str, rounding: str) -> np.ndarray:
+    """Values of element type `src` converted to float type `dst` with
+    `rounding` (one of FLOAT_ROUNDING), in `dst`'s compute dtype. Every
+    source value is exact in float64 (i64 beyond 2**53 is not: it is
+    rounded to float64 first). Found from the nearest-even result and its
+    neighbour on the other side of the exact value."""
+    with np.errstate(all="ignore"):  # infinities and overflow are values here
+        nearest = np.asarray(convert(values, src, dst))
+        if rounding == "rint":
+            return nearest
+        return _round_directed(np.asarray(values).astype(np.float64), nearest, dst, rounding)
+
+
+def _round_directed(x: np.ndarray, nearest: np.ndarray, dst: str, rounding: str) -> np.ndarray:
+    back = nearest.astype(np.float64)
+    inexact = (back != x) & np.isfinite(x)
+    if not inexact.any():
+        return nearest
+    above = back > x  # the nearest result lies above the exact value
+    other = _step(nearest, dst, ~above)
+    lower = np.where(above, other, nearest)
+    upper = np.where(above, nearest, other)
+    if rounding == "floor":
+        chosen = lower
+    elif rounding == "ceil":
+        chosen = upper
+    elif rounding == "trunc":
+        chosen = np.where(x > 0, lower, upper)
+    elif rounding == "round":
+        tie = (x - lower.astype(np.float64)) == (upper.astype(np.float64) - x)
+        chosen = np.where(tie, np.where(x > 0, upper, lower), nearest)
+    else:  # odd: of the two neighbours, the one with an odd significand
+        bits = f32_to_bf16_bits(lower) if dst == "bf16" else lower.view(np.dtype(f"u{lower.dtype.itemsize}"))
+        chosen = np.where((bits & 1) == 1, lower, upper)
+    return np.where(inexact, chosen, nearest).astype(nearest.dtype)
+
+
 def scalar_as(value: int | float, dst: str) -> np.ndarray:
     """A scalar operand (Python int or float) as a 0-d array of `dst`'s
     compute dtype: ints wrap, floats convert per `convert`."""

@@ -150,6 +150,21 @@ class Interpreter:
             )
         )
 
+    def warn_beyond_valid(self, key: int, location: ir.Location, op: str, operand: str, ref: TileRef, rows: int, cols: int) -> None:
+        """Warn (once per op and operand) that an op reads elements of tile
+        `ref` past its valid region (inside its shape: what the bytes hold)."""
+        if (key, operand, "valid") in self._warned:
+            return
+        self._warned.add((key, operand, "valid"))
+        vr, vc = ref.valid
+        self.warnings.append(
+            ExecutionWarning(
+                location,
+                f"'{op}' reads {rows}x{cols} elements of operand '{operand}', past its valid region {vr}x{vc}: "
+                "the result there is whatever those bytes hold",
+            )
+        )
+
     # -- compiling ----------------------------------------------------------------
 
     def _compile_function(self, name: str, op: ir.Operation) -> _Function:

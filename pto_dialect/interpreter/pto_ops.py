@@ -363,14 +363,18 @@ class _TileOp:
 
     def read(self, ref: TileRef, operand: str, rows: int, cols: int) -> np.ndarray:
         """A copy of elements [0, rows) x [0, cols) of an input tile, as
-        stored. They must lie in its valid region: an op reads no element
-        outside its sources' valid regions (the PTO ISA asks the sources to
-        be compatible with the op's domain; A2/A3 check they are equal)."""
+        stored. The PTO ISA asks a source's valid region to cover the op's
+        domain, yet PyPTO kernels read past it (a 1x2 row statistic in a 1x8
+        `tmax`), and the vector unit simply reads those bytes: so do we,
+        inside the tile's shape, with a warning (once per op and operand)
+        that the result there is whatever the bytes hold. Past the shape is
+        an error."""
         vr, vc = ref.valid
         if rows > vr or cols > vc:
-            raise OpFault(
-                f"operand '{operand}' has the valid region {vr}x{vc}, smaller than the {rows}x{cols} elements the op reads"
-            )
+            sr, sc = ref.layout.shape
+            if rows > sr or cols > sc:
+                raise OpFault(f"operand '{operand}' is a {sr}x{sc} tile, smaller than the {rows}x{cols} elements the op reads")
+            self.interp.warn_beyond_valid(self.key, self.location, self.name, operand, ref, rows, cols)
         missing = ref.unwritten_bytes(rows, cols)
         if missing:
             self.interp.warn_unwritten(self.key, self.location, self.name, operand, ref, missing, rows * cols * ref.layout.itemsize)

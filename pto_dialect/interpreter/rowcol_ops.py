@@ -310,11 +310,7 @@ def _compile_row_expand(c: Compiler, op: ir.Operation) -> Instr:
         rows, cols = d.valid
         if rows == 0 or cols == 0:
             return (0,)
-        if s.valid[0] != rows or s.valid[1] == 0:
-            raise OpFault(
-                f"operand 'src' has the valid region {_dims(s.valid)}; broadcasting its column 0 over dst's "
-                f"{_dims(d.valid)} needs {rows} valid rows and at least one valid column"
-            )
+        # a src whose valid region falls short is read as stored (t.read warns)
         column = t.read(s, "src", rows, 1)
         d.store(np.broadcast_to(column, (rows, cols)))
         return (rows * cols,)
@@ -332,12 +328,13 @@ _ROW_EXPAND_BINARY = {
 
 def _per_row_columns(ref: TileRef, operand: str, rows: int) -> int:
     """The valid columns of a row-expand's per-row operand (1 in mode 1, a
-    32-byte block in mode 2), checked."""
+    32-byte block in mode 2), checked. Its valid rows may exceed dst's
+    (PyPTO broadcasts the first 2 of 8 row statistics that way)."""
     vr, vc = ref.valid
     col_major = ref.layout.tile.blayout == "col_major"
     block = 32 // ref.layout.itemsize
     expected = 1 if col_major else block
-    if vr != rows or vc != expected:
+    if vc != expected:  # the columns decide the mode; rows past or short of dst's are read as stored
         form = "col_major: one scalar per row, the ISA's mode 1" if col_major else "row_major: a 32-byte block per row, the ISA's mode 2"
         raise OpFault(f"the per-row operand '{operand}' ({form}) has the valid region {vr}x{vc}; it needs {rows}x{expected}")
     return vc
@@ -396,11 +393,7 @@ def _compile_col_expand(c: Compiler, op: ir.Operation) -> Instr:
         rows, cols = d.valid
         if rows == 0 or cols == 0:
             return (0,)
-        if s.valid[1] != cols or s.valid[0] == 0:
-            raise OpFault(
-                f"operand 'src' has the valid region {_dims(s.valid)}; broadcasting its row 0 over dst's "
-                f"{_dims(d.valid)} needs {cols} valid columns and at least one valid row"
-            )
+        # a src whose valid region falls short is read as stored (t.read warns)
         d.store(np.broadcast_to(t.read(s, "src", 1, cols), (rows, cols)))
         return (rows * cols,)
 

@@ -37,15 +37,16 @@ of pto-isa, leave domain errors "target-defined"):
 - `tcvt` rounds as its `rmode` says (ptoas's default CAST_RINT: to nearest,
   ties to even; NONE rounds like RINT, as ptoas's CAST_NONE does when the
   conversion loses precision); float -> int then saturates (NaN gives 0).
-  Only the to-nearest-even modes are modelled for conversions into a float
-  type; another mode there is a runtime error, as is ODD.
+  Into a float type every mode is modelled (ROUND: nearest, ties away from
+  zero, what PyPTO asks for f32 -> bf16; FLOOR, CEIL, TRUNC directed; ODD
+  to odd); float -> int has no ODD (a runtime error).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .elements import COMPUTE_DTYPES, convert, is_float, round_to, scalar_as
+from .elements import COMPUTE_DTYPES, convert, is_float, round_float, round_to, scalar_as
 from .errors import OpFault
 
 
@@ -213,7 +214,7 @@ def unary(op: str, dtype: str, a: np.ndarray) -> np.ndarray:
 
 
 _FLOAT_TO_INT = {"RINT": "rint", "CAST_RINT": "rint", "NONE": "rint", "ROUND": "round", "FLOOR": "floor", "CEIL": "ceil", "TRUNC": "trunc"}
-_TO_NEAREST_EVEN = frozenset({"RINT", "CAST_RINT", "NONE"})
+_TO_FLOAT = {**_FLOAT_TO_INT, "ODD": "odd"}
 
 DEFAULT_ROUND_MODE = "CAST_RINT"
 """tcvt's `rmode` when the op has none (ptoas's default)."""
@@ -226,8 +227,11 @@ def cvt(src: str, dst: str, a: np.ndarray, rmode: str = DEFAULT_ROUND_MODE) -> n
         if rounding is None:
             raise OpFault(f"round mode {rmode} from {src} to {dst} is not executed by pto-run yet")
         return convert(a, src, dst, rounding)
-    if is_float(dst) and rmode not in _TO_NEAREST_EVEN and not _exact(src, dst):
-        raise OpFault(f"round mode {rmode} from {src} to {dst} is not executed by pto-run yet (only RINT, CAST_RINT and NONE are)")
+    if is_float(dst) and not _exact(src, dst):
+        rounding = _TO_FLOAT.get(rmode)
+        if rounding is None:
+            raise OpFault(f"round mode {rmode} from {src} to {dst} is not executed by pto-run yet")
+        return round_float(a, src, dst, rounding)
     return convert(a, src, dst)
 
 

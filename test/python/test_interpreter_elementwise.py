@@ -237,3 +237,34 @@ def test_tneg_wraps_integers_and_flips_the_sign_of_floats():
     r = run(kernel("bf16", body, outputs=2))
     assert np.array_equal(buffer(r, "%O").array, buffer(r, "%A").array ^ np.uint16(0x8000))
     assert (buffer(r, "%P").array == 0x8000).all()  # -(+0) = -0
+
+
+# --- tcvt round modes into float types (PyPTO converts f32 -> bf16 with ROUND) ---
+
+
+def test_tcvt_round_modes_into_bf16_pick_the_right_neighbour():
+    from pto_dialect.interpreter.tile_ops import cvt
+
+    # bf16 has 8 significand bits: 1 + 2**-8 is a tie between 1 and 1 + 2**-7
+    tie, above_half, negative_tie = 1 + 2**-8, 1 + 3 * 2**-9, -(1 + 2**-8)
+    x = np.array([tie, above_half, negative_tie, 1 + 2**-7], dtype=np.float32)
+    up = 1 + 2**-7
+    expected = {
+        "RINT": [1.0, up, -1.0, up],  # ties to even
+        "ROUND": [up, up, -up, up],  # ties away from zero
+        "FLOOR": [1.0, 1.0, -up, up],
+        "CEIL": [up, up, -1.0, up],
+        "TRUNC": [1.0, 1.0, -1.0, up],
+        "ODD": [up, up, -up, up],  # 1 + 2**-7 has the odd last bit
+    }
+    for mode, values in expected.items():
+        assert cvt("f32", "bf16", x, mode).tolist() == values, mode
+
+
+def test_tcvt_directed_modes_saturate_where_nearest_overflows():
+    from pto_dialect.interpreter.tile_ops import cvt
+
+    x = np.array([70000.0, -70000.0], dtype=np.float32)  # beyond f16's 65504
+    assert cvt("f32", "f16", x, "ROUND").tolist() == [np.inf, -np.inf]
+    assert cvt("f32", "f16", x, "TRUNC").tolist() == [65504.0, -65504.0]
+    assert cvt("i32", "bf16", np.array([257, -259], dtype=np.int32), "TRUNC").tolist() == [256.0, -258.0]
