@@ -18,7 +18,11 @@ directives cover what ptoas's custom parsers do: `clauses(k1, k2, ...)`
 what it found (a `Match`); `Format.write` prints an op's parts back,
 spacing them as ODS's generated printers do (OpFormatGen's rule: a space
 before an element unless punctuation says otherwise, decided from the
-format alone, so a group that is absent still counts).
+format alone, so a group that is absent still counts). `Format.fit` says
+whether a format can print an op's parts at all (every group it has
+spelled, none it lacks needed) and `Format.reads_back` whether what it
+printed reads back as the same parts: the writer prints an op through a
+format only when both hold.
 """
 
 from __future__ import annotations
@@ -519,6 +523,92 @@ class Format:
 
     # -- writing ---------------------------------------------------------------------
 
+    def fit(self, parts: Parts) -> frozenset[str] | None:
+        """Whether this format prints `parts` losslessly: every operand and
+        result group it has is spelled, none it lacks is needed, and an
+        attribute of the op the format does not spell has an attr-dict to go
+        to. Returns the op's attributes this format leaves to its attr-dict
+        (a set, maybe empty), or None when the format does not fit."""
+        printed: set[str] = set()  # operand and result groups
+        spelled: set[str] = set()  # attributes
+        sequence: list = []  # the elements printed, in order
+        attr_dict = False
+        groups = self.groups
+
+        def visit(elements, printing) -> bool:
+            nonlocal attr_dict
+            for e in elements:
+                if isinstance(e, Optional):
+                    if not visit(e.elements, printing and self._present(e.anchor, parts)):
+                        return False
+                    continue
+                if not printing:
+                    continue
+                sequence.append(e)
+                if isinstance(e, Var):
+                    if e.name in groups.attributes:
+                        if e.name not in parts.attributes and e.name not in parts.defaults:
+                            return False
+                        spelled.add(e.name)
+                    else:
+                        if groups.operands.get(e.name) != "variadic" and len(parts.operands.get(e.name) or ()) != 1:
+                            return False
+                        printed.add(e.name)
+                elif isinstance(e, TypeOf):
+                    types = parts.operand_types.get(e.name) if e.name in groups.operands else parts.result_types.get(e.name)
+                    kind = groups.operands.get(e.name) or groups.results.get(e.name)
+                    if kind != "variadic" and len(types or ()) != 1:
+                        return False
+                    if e.name in groups.operands and len(types or ()) != len(parts.operands.get(e.name) or ()):
+                        return False
+                    printed.add(e.name)
+                elif isinstance(e, Clauses):
+                    spelled.update(k for k in e.names if k in parts.attributes)
+                elif isinstance(e, OperandClauses):
+                    printed.update(k for k in e.names if parts.operands.get(k))
+                elif isinstance(e, AttrDict):
+                    attr_dict = True
+            return True
+
+        if not visit(self.elements, True):
+            return None
+        # an empty variadic group next to a comma leaves the comma dangling: `ins(, %n : , i32)`
+        for k, e in enumerate(sequence):
+            if isinstance(e, (Var, TypeOf)) and not (parts.operands.get(e.name) or parts.result_types.get(e.name) or e.name in parts.attributes):
+                neighbours = sequence[k - 1 : k] + sequence[k + 1 : k + 2]
+                if any(isinstance(n, Literal) and n.text == "," for n in neighbours):
+                    return None
+        if any(values and name not in printed for name, values in parts.operands.items()):
+            return None
+        if any(values and name not in printed for name, values in parts.result_types.items()):
+            return None
+        rest = frozenset(k for k in parts.attributes if k not in spelled and k not in parts.filled)
+        if rest and not attr_dict:
+            return None
+        return rest
+
+    def reads_back(self, text: str, parts: Parts, rest: frozenset[str] = frozenset()) -> bool:
+        """Whether `text` (what `write` made of `parts`, `rest` being the
+        format attributes left to the attr-dict) reads back through this
+        format as the same groups: each operand group the same SSA names,
+        each result group as many types, the same attributes spelled."""
+        try:
+            match = self.read(text, 0)
+        except SyntaxError_:
+            return False
+        if _skip(text, match.end) != len(text):
+            return False
+        for name in self.groups.operands:
+            if [ssa for ssa, _ in match.operands.get(name, ())] != list(parts.operands.get(name) or ()):
+                return False
+        for name in self.groups.results:
+            if len(match.types.get(name, ())) != len(parts.result_types.get(name) or ()):
+                return False
+        written = set(parts.attributes) - rest
+        if not written <= set(match.attributes) <= written | set(parts.defaults):
+            return False
+        return (match.attr_dict is not None) == bool(parts.extra_attributes)
+
     def write(self, parts: Parts) -> str:
         """The op's ptoas text after its name, spaced as ODS prints it."""
         out: list[str] = []
@@ -631,6 +721,14 @@ class Parts:
     extra_attributes: list[tuple[str, str]]  # the attr-dict: (name, ptoas text)
     stripped: dict[str, str] = field(default_factory=dict)  # format attributes: stripped text
     stripped_types: dict[str, str] = field(default_factory=dict)  # full type text -> stripped
+    filled: frozenset[str] = frozenset()  # format attributes the op lacks, set to what ptoas always prints
+    defaults: dict[str, str] = field(default_factory=dict)
+    """Format attributes with a default value, and how it is printed: what
+    a format that always spells one prints when the op lacks it."""
+    entries: list[tuple[str, str, str | None]] = field(default_factory=list)
+    """(name, ptoas key, ptoas text) of every attribute an attr-dict may
+    print, in the op's order: where a format that does not spell a format
+    attribute puts it."""
 
     def attr_dict_text(self) -> str:
         if not self.extra_attributes:
@@ -640,6 +738,8 @@ class Parts:
     def attribute_text(self, name: str, qualified: bool) -> str:
         if not qualified and name in self.stripped:
             return self.stripped[name]
+        if name not in self.attributes:
+            return self.defaults[name]  # a default-valued attribute a format always spells
         return self.attributes[name]
 
     def type_text(self, text: str, qualified: bool) -> str:

@@ -526,10 +526,14 @@ OPS: tuple[OpDef, ...] = (
             Attribute("offset", _int(32)),
         ),
         formats=(
-            # the compare form (two outputs), then the index form
+            # ptoas's custom parser and printer (TGatherOp::parse/print): the
+            # compare form (two outputs), the index form, the mask form (the
+            # pattern inside `ins`, the axis string after the source type)
             "`ins` `(` $src `,` $kValue (`,` $tmp^)? `:` qualified(type($src)) `,` type($kValue) (`,` qualified(type($tmp))^)? `)` "
             "`outs` `(` $dst `,` $cdst `:` qualified(type($dst)) `,` qualified(type($cdst)) `)` attr-dict",
             "`ins` `(` $src `,` $indices (`,` $tmp^)? `:` qualified(type($src)) `,` qualified(type($indices)) (`,` qualified(type($tmp))^)? `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+            "`ins` `(` $src `,` `{` `maskPattern` `=` qualified($maskPattern) `}` `:` qualified(type($src)) (`,` $axis^)? `)` "
             "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
         ),
         reads=("src", "indices"),
@@ -788,6 +792,18 @@ OPS: tuple[OpDef, ...] = (
         ),
         attributes=(Attribute("exhausted", BOOL, "false"),),
         formats=(
+            # ptoas's custom parser and printer (TMrgSortOp::parse/print):
+            # format2 (2 to 4 sources, then `tmp` or `no_tmp`, the result
+            # and `executed`; the printer always writes `{exhausted = ...}`,
+            # the parser does without), then format1 (one source and a block
+            # length). Format2 goes first: format1's variadic sources would
+            # take format2's text too.
+            *(
+                f"`ins` `(` $srcs {tmp} {exhausted}`:` qualified(type($srcs)) {tmp_type}`)` "
+                "`outs` `(` $dsts `,` $excuted `:` qualified(type($dsts)) `,` qualified(type($excuted)) `)` attr-dict"
+                for exhausted in ("` ` `{` `exhausted` `=` $exhausted `}` ", "")
+                for tmp, tmp_type in (("`,` $tmp", "`,` qualified(type($tmp)) "), ("`no_tmp`", ""))
+            ),
             "`ins` `(` $srcs `,` $blockLen `:` qualified(type($srcs)) `,` type($blockLen) `)` `outs` `(` $dsts `:` qualified(type($dsts)) `)` attr-dict",
         ),
         tier="syntax",

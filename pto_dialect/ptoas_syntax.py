@@ -135,6 +135,9 @@ _SSA_NAME = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _OP_LINE = re.compile(r"([ \t]*(?:%[\w$.\-]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?::\d+)?)*[ \t]*=[ \t]*)?)(pto\.[\w.]+)(?=[ \t(<{\[]|$)")
 _PTO_ATTR_NAME = re.compile(r"(?<![\w.$%#!@])pto\.[\w.]+(?=[ \t]*[=,}])")
 _SOURCE_CONSTANT = re.compile(r"[ \t]*(%[\w$.\-]+)[ \t]*=[ \t]*arith\.constant[ \t]+(-?\d+)[ \t]*:[ \t]*(?:index|i\d+)\b")
+_CONTINUATION = re.compile(r"[ \t]*(?:outs\b|->|:|,|\))")
+"""A line that can only carry on the op of the line before (ptoas text
+wraps an op's `ins(...)` and `outs(...)` over lines)."""
 _MAX_CHUNK_LINES = 10000
 """How many lines an open bracket may carry the general scan on for."""
 _SSA_SPLIT = re.compile(r"(%[\w$.\-]+(?:#\d+)?)")
@@ -252,7 +255,10 @@ class _Reader:
                 # parentheses only: a region's `{` does not make its body one op
                 depth += text_line.count("(") - text_line.count(")")
                 i += 1
-                if i >= n or depth <= 0 or i - first > _MAX_CHUNK_LINES:
+                if i >= n or i - first > _MAX_CHUNK_LINES:
+                    break
+                # an op goes on where the next line is the rest of one (`outs(...)`, `-> type`)
+                if depth <= 0 and _CONTINUATION.match(lines[i]) is None:
                     break
             chunk_end = offset + sum(len(lines[k]) + 1 for k in range(first, i))
             chunk_end = min(chunk_end, len(src))
@@ -583,7 +589,10 @@ class _Reader:
         entries = []
         for name, (value, at) in match.attributes.items():
             attribute = d.attribute(name)
-            entries.append((name, self.generic_attribute(attribute, value, at)))
+            generic = self.generic_attribute(attribute, value, at)
+            if attribute is not None and attribute.default is not None and generic == self.generic_attribute(attribute, attribute.default, at):
+                continue  # a default written out: the op is the same without it
+            entries.append((name, generic))
         if match.attr_dict is not None:
             text, at = match.attr_dict
             for key, value in _dict_entries(text):
@@ -964,8 +973,10 @@ class _Writer:
         parts = self.parts(d, operand_names, operand_types, result_types, attributes)
         if parts is None:
             return None
-        fmt = self.choose_format(d, parts)
-        return f"{_translate_types(head)}{d.full_name}{fmt.write(parts)}{trailer}"
+        written = self.write_op(d, parts)
+        if written is None:
+            return None  # no format spells this op as it is: it stays generic (which reads back)
+        return f"{_translate_types(head)}{d.full_name}{written}{trailer}"
 
     def parts(self, d: OpDef, names, types, result_types, attributes) -> Parts | None:
         attrs = dict(attributes)
@@ -1010,27 +1021,41 @@ class _Writer:
             result_groups["result"] = []
         format_attrs: dict[str, str] = {}
         stripped: dict[str, str] = {}
-        extra: list[tuple[str, str | None]] = []
+        # (name, ptoas key, ptoas text) of each attribute an attr-dict may have to print, in order
+        entries: list[tuple[str, str, str | None]] = []
         names_in_formats = _format_attribute_names(d)
         for key, value in attributes:
             if key == "operandSegmentSizes":
                 continue
             attribute = d.attribute(key)
             shown = None if value is None else _translate_types(value)
+            spelled = attribute.spelled if attribute is not None and attribute.spelled else key
+            default = attribute.default if attribute is not None else None
             if key in names_in_formats:
-                format_attrs[key] = _format_attribute_text(attribute, shown)
+                text = _format_attribute_text(attribute, shown)
+                if default is not None and default in (shown, text):
+                    continue  # the op is the same without it (and ODS prints no optional group for it)
+                format_attrs[key] = text
                 generic = pto_attributes.generic_value(value or "")
                 if generic is not None:
                     stripped[key] = f"<{generic[1]}>"
+                entries.append((key, spelled, shown))  # printed in the attr-dict when a format does not spell it
                 continue
-            if attribute is not None and attribute.default is not None and shown == attribute.default:
+            if default is not None and shown == default:
                 continue  # ODS prints no default-valued attribute
-            extra.append((attribute.spelled if attribute is not None and attribute.spelled else key, shown))
+            entries.append((key, spelled, shown))
+        extra = [(spelled, shown) for key, spelled, shown in entries if key not in names_in_formats]
+        filled = set()
+        defaults = {}
         for attribute in d.attributes:
-            if attribute.always is not None and attribute.name not in format_attrs and attribute.name in names_in_formats:
+            if attribute.name not in names_in_formats:
+                continue
+            if attribute.always is not None and attribute.name not in format_attrs:
                 format_attrs[attribute.name] = attribute.always
-        parts = Parts(operands, operand_types, result_groups, format_attrs, extra, stripped, stripped_types)
-        return parts
+                filled.add(attribute.name)
+            if attribute.default is not None:
+                defaults[attribute.name] = attribute.default
+        return Parts(operands, operand_types, result_groups, format_attrs, extra, stripped, stripped_types, frozenset(filled), defaults, entries)
 
     def inferred_partition(self, d: OpDef, operands, operand_types, result_groups) -> bool:
         """Whether a partition_view's result is what ptoas infers from its
@@ -1049,42 +1074,39 @@ class _Writer:
         inferred = ViewType("partition_tensor_view", tuple(s if s >= 0 else DYNAMIC for s in sizes), source_view.dtype)
         return inferred.ptoas() == result
 
-    def choose_format(self, d: OpDef, parts: Parts):
-        """The first format that spells every operand the op has, and has
-        every operand and attribute it requires."""
-        present = {name for name, values in parts.operands.items() if values} | set(parts.attributes)
-        for fmt in d.parsed_formats:
-            required, mentioned = _format_names(fmt)
-            if required <= present and present <= mentioned | {a.name for a in d.attributes if a.always}:
-                return fmt
-        return d.parsed_formats[-1]
+    def write_op(self, d: OpDef, parts: Parts) -> str | None:
+        """The op's ptoas text after its name, in the first of its formats
+        that prints it losslessly, or None when none does. A format fits
+        when it spells every operand group the op has and needs none it
+        lacks (`Format.fit`); one that spells all the op's format
+        attributes is preferred to one that leaves some to its attr-dict;
+        and what it prints must read back as the same op (a format whose
+        optional groups the reader would take for one another, as ptoas's
+        own parser would, does not print it)."""
+        names_in_formats = _format_attribute_names(d)
+        plain = list(parts.extra_attributes)
+        fits = [(fmt, rest) for fmt in d.parsed_formats if (rest := fmt.fit(parts)) is not None]
+        fits.sort(key=lambda fit: bool(fit[1]))  # stable: the table's order otherwise
+        for fmt, rest in fits:
+            if rest:
+                # the format attributes it does not spell go to its attr-dict, in the op's order
+                parts.extra_attributes = [(key, shown) for name, key, shown in parts.entries if name not in names_in_formats or name in rest]
+            else:
+                parts.extra_attributes = plain
+            text = fmt.write(parts)
+            if fmt.reads_back(text, parts, rest) and not any(_reads(other, text) for other in d.parsed_formats[: d.parsed_formats.index(fmt)]):
+                return text  # (the reader takes the first format that reads: an earlier one must not)
+        parts.extra_attributes = plain
+        return None
 
 
-@cache
-def _format_names_cached(fmt) -> tuple[frozenset[str], frozenset[str]]:
-    from .op_format import Clauses, OperandClauses, Optional, Var
-
-    required: set[str] = set()
-    mentioned: set[str] = set()
-
-    def visit(elements, optional):
-        for e in elements:
-            if isinstance(e, Var):
-                mentioned.add(e.name)
-                if not optional and (e.name in fmt.groups.attributes or fmt.groups.operands.get(e.name) == "single"):
-                    required.add(e.name)
-            elif isinstance(e, (Clauses, OperandClauses)):
-                mentioned.update(e.names)
-            elif isinstance(e, Optional):
-                visit(e.elements, True)
-
-    visit(fmt.elements, False)
-    return frozenset(required), frozenset(mentioned)
-
-
-def _format_names(fmt) -> tuple[frozenset[str], frozenset[str]]:
-    """(names a format requires, names it spells at all)."""
-    return _format_names_cached(fmt)
+def _reads(fmt, text: str) -> bool:
+    """Whether `fmt` reads `text` (what the reader asks of each format in turn)."""
+    try:
+        fmt.read(text, 0)
+    except SyntaxError_:
+        return False
+    return True
 
 
 @cache

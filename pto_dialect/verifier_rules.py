@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from . import attributes as pto_attributes
 from . import diagnostics
 from .catalogue import CATALOGUE, OpSpec
 from .ir_utils import ConstantInts
@@ -16,6 +17,7 @@ from .ops import DPS, ENTRY, OPS, op_def
 from .source_text import embedded_pto_types
 from .targets import space_spec
 from .types import (
+    DTYPE_BYTES,
     DYNAMIC,
     LOW_PRECISION,
     ROW_PLUS_ONE,
@@ -26,6 +28,7 @@ from .types import (
     buffer_type,
     multi_tile_type,
     pto_type,
+    ptoas_dtype,
     tile_problem,
     tile_type,
 )
@@ -391,6 +394,91 @@ class Rules:
         if k != k2 or (m, n) != (m2, n2):
             self.op_error(op, f"matmul shapes do not agree: lhs {m}x{k} @ rhs {k2}x{n} cannot give {m2}x{n2}")
 
+    def check_tfillpad(self, op: ir.Operation) -> None:
+        """ptoas's `TFillPadOp::verify` (and `verifyTFillPadLike`, whose
+        messages have no op prefix): sizes, shapes and spaces that lower,
+        a dst with a pad value, a `padValue` only on mat and as dst's."""
+        if "mode" in op.attributes:
+            self.op_error(op, "does not accept 'mode'; PTOAS infers TFILLPAD lowering from physical shape and planned addresses")
+            return
+        src, dst = (_shaped(operand.type) for operand in op.operands[:2])
+        if src is None or dst is None:
+            self.error(op, "expects src/dst to be PTO shaped-like types")
+            return
+        (src_shape, src_dtype, src_loc), (dst_shape, dst_dtype, dst_loc) = src, dst
+        if len(src_shape) != 2 or len(dst_shape) != 2:
+            self.error(op, "expects rank-2 shaped types for src/dst")
+            return
+        src_bytes, dst_bytes = DTYPE_BYTES.get(src_dtype, 0), DTYPE_BYTES.get(dst_dtype, 0)
+        if not src_bytes or not dst_bytes:
+            self.error(op, "unsupported element type (expects int/float element types)")
+            return
+        if src_bytes != dst_bytes:
+            self.error(op, "expects sizeof(src element) == sizeof(dst element)")
+            return
+        if src_bytes not in (1, 2, 4):
+            self.error(op, "expects element size to be 1, 2, or 4 bytes")
+            return
+        expanded = False
+        for s_dim, d_dim in zip(src_shape, dst_shape):
+            if s_dim == d_dim:
+                continue
+            if DYNAMIC in (s_dim, d_dim):
+                self.error(op, "cannot infer TFILLPAD lowering from mismatched dynamic physical shapes")
+                return
+            if s_dim > d_dim:
+                self.error(op, "expects each dst physical shape dimension to be >= src")
+                return
+            expanded = True
+        if expanded and not (src_loc == dst_loc == "vec"):
+            self.error(op, "expects expanded TFILLPAD only for loc=vec")
+            return
+        src_tile, dst_tile = tile_type(op.operands[0].type), tile_type(op.operands[1].type)
+        if src_tile is not None and dst_tile is not None and src_loc == dst_loc == "mat" and src_tile != dst_tile:
+            fields = []
+            for what, a, b in (("v_row", src_tile.valid_row, dst_tile.valid_row), ("v_col", src_tile.valid_col, dst_tile.valid_col)):
+                if a != b:
+                    fields.append(f"{what} ({_dim_text(a)} vs {_dim_text(b)})")
+            if src_tile.pad != dst_tile.pad:
+                fields.append(f"pad ({src_tile.pad} vs {dst_tile.pad})")
+            mismatch = f"; mismatching fields: {', '.join(fields)}" if fields else ""
+            self.error(
+                op,
+                f"expects src/dst tile types to be lowerable to TFILLPAD for loc=mat{mismatch} "
+                f"(src: {src_tile.ptoas()}, dst: {dst_tile.ptoas()}; the heterogeneous TFILLPAD overload is only available for loc=vec)",
+            )
+            return
+        if dst_tile is not None and dst_tile.pad == 0:
+            self.error(op, "expects dst PadVal != Null for tfillpad")
+            return
+        if "padValue" in op.attributes:
+            if dst_loc != "mat":
+                self.op_error(op, "expects padValue attribute only for loc=mat tfillpad")
+            elif dst_tile is None:
+                self.op_error(op, "expects dst to be tile_buf when padValue is specified")
+            elif dst_tile.pad != _enum_index(op.attributes["padValue"], "pad_value"):
+                self.op_error(op, "expects padValue attribute to match dst tile pad configuration")
+
+    def check_tsetval(self, op: ir.Operation) -> None:
+        """ptoas's `TSetValOp::verify`: only a shaped dst (a ranked tensor;
+        a tile_buf is not a ShapedType there) has its element type checked."""
+        dst, val = op.operands[0].type, op.operands[2].type
+        if isinstance(dst, ir.RankedTensorType) and dst.element_type != val:
+            self.op_error(op, "expects val type to match dst element type")
+
+    def check_tgetval(self, op: ir.Operation) -> None:
+        """ptoas's `TGetValOp::verify`: a vec tile_buf, read into a scalar
+        of its element type."""
+        src = tile_type(op.operands[0].type)
+        if src is None:
+            self.op_error(op, "expects src to be tile_buf type")
+        elif src.loc == "mat":
+            self.op_error(op, "Ascend hardware does not support reading from Mat tile_buf to Scalar unit")
+        elif src.loc != "vec":
+            self.op_error(op, "expects src memory space to be vec")
+        elif src.dtype != ptoas_dtype(str(op.results[0].type)):
+            self.op_error(op, "expects dst type to match src element type")
+
     def check_stages(self, op: ir.Operation) -> None:
         problem = stages_problem(op)
         if problem is not None:
@@ -432,6 +520,34 @@ def _locally_bound(value: ir.Value) -> bool:
     return False
 
 
+def _shaped(t: ir.Type) -> tuple[tuple[int, ...], str, str | None] | None:
+    """(shape, element type, tile space or None) of what ptoas calls a
+    shaped-like type (a tile_buf, a tensor view, a ranked tensor), or None."""
+    view = pto_type(t)
+    if isinstance(view, TileBufType):
+        return view.shape, view.dtype, view.loc
+    if isinstance(view, ViewType):
+        return view.shape, view.dtype, None
+    if isinstance(t, ir.RankedTensorType):
+        shape = tuple(DYNAMIC if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
+        return shape, ptoas_dtype(str(t.element_type)), None
+    return None
+
+
+def _dim_text(dim: int) -> str:
+    return "?" if dim == DYNAMIC else str(dim)
+
+
+def _enum_index(attr: ir.Attribute, name: str) -> int | None:
+    """The position of a `#pto` enum attribute's value among its values
+    (ptoas's integer for it), or None."""
+    parts = pto_attributes.generic_value(str(attr))
+    if parts is None or parts[0] != name:
+        return None
+    values = pto_attributes.attr(name).values
+    return values.index(parts[1]) if parts[1] in values else None
+
+
 def _ptoas_name(name: str) -> str:
     d = op_def(name)
     return d.full_name if d is not None else name
@@ -464,5 +580,8 @@ OP_RULES = {
     "pto.partition_view": Rules.check_partition_view,
     "pto.tmatmul": Rules.check_matmul,
     "pto.tmatmul_acc": Rules.check_matmul,
+    "pto.tfillpad": Rules.check_tfillpad,
+    "pto.tsetval": Rules.check_tsetval,
+    "pto.tgetval": Rules.check_tgetval,
 }
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""
