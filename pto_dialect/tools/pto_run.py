@@ -2,7 +2,7 @@
 
     pto-run FILE --func NAME [--arg NAME=INT]... [--seed S]
             [--pass-pipeline P] [--compare-pipeline P2] [--save OUT.npz]
-            [--cycles] [--timeline OUT.png|OUT.json]
+            [--cycles] [--timeline OUT.png|OUT.json|OUT.trace.json]
 
 Parses and verifies FILE (ptoas syntax or the generic form), runs pipeline
 P on it (if given), executes @NAME on global-memory arguments (pointers,
@@ -98,8 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--timeline",
-        metavar="OUT.png|OUT.json",
-        help="write the pipe schedule: a Gantt chart per run (.png/.svg/.pdf, needs matplotlib) or the ops as JSON (.json)",
+        metavar="OUT.png|OUT.json|OUT.trace.json",
+        help="write the pipe schedule: a Gantt chart per run (.png/.svg/.pdf, needs matplotlib), the ops as JSON (.json), "
+        "or a Chrome trace for Perfetto and chrome://tracing (.trace.json: a process per run, a track per pipe, 1 us = 1 cycle)",
     )
     p.add_argument(
         "--max-ops", type=_nonnegative, default=DEFAULT_MAX_OPS, help=f"stop with an error after this many executed ops (default {DEFAULT_MAX_OPS})"
@@ -309,7 +310,7 @@ class Runner:
             label = prefix.removesuffix(": ") or ("before" if self.opts.compare_pipeline is not None else "run")
             s = schedule(execution.trace, cost_table(execution.arch))
             self.name_input_file(s.ops)
-            self.schedules.append(TimelineRun(label, function, s))
+            self.schedules.append(TimelineRun(label, function, s, execution.trace))
             if self.opts.cycles:
                 self.print(format_cycles(s, prefix))
 
