@@ -9,17 +9,21 @@
 
 Modules, one concept each: `costs` (op durations: the per-arch parameter
 table), `dependences` (byte-range RAW/WAR/WAW per buffer), `schedule` (ops
-placed on pipes), `summary` (the text `--cycles` prints), `timeline` (JSON
-and Gantt charts).
+placed on pipes), `summary` (the text `--cycles` prints), `timeline` (JSON,
+Chrome traces and Gantt charts), `static_schedule` (a loop body's steady
+state from the IR alone, without running it: `loop_schedule(loop)`).
 """
 
 from .costs import COST_TABLES, CostTable, PipeCost, cost_table
 from .schedule import PIPE_NAMES, PipeUsage, Schedule, ScheduledOp, schedule
+from .static_schedule import LoopSchedule, StaticScheduleError, loop_schedule
 from .summary import format_cycles, format_gain
 from .timeline import TimelineError, TimelineRun, check_timeline_path, timeline_bytes, timeline_data, write_timeline
 
 __all__ = [
     "COST_TABLES",
+    "LoopSchedule",
+    "StaticScheduleError",
     "CostTable",
     "PIPE_NAMES",
     "PipeCost",
@@ -32,6 +36,7 @@ __all__ = [
     "cost_table",
     "format_cycles",
     "format_gain",
+    "loop_schedule",
     "schedule",
     "timeline_data",
     "timeline_bytes",
