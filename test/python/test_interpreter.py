@@ -6,33 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlir import ir
+from interpreter_support import buffer, run, run_error
 
-from pto_dialect.api import parse
 from pto_dialect.diagnostics import location_position
-from pto_dialect.interpreter import InterpreterError, compare, execute
+from pto_dialect.interpreter import compare
 from pto_dialect.interpreter.elements import bf16_bits_to_f32, convert, f32_to_bf16_bits
 from pto_dialect.interpreter.inputs import FILL_BLOCK, fill
-
-
-def run(text: str, func: str = "k", **kw):
-    with ir.Context():
-        module = parse(text)
-        return execute(module.operation, func, source_text=text, **kw)
-
-
-def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
-    with ir.Context():
-        module = parse(text)
-        with pytest.raises(InterpreterError) as info:
-            execute(module.operation, func, source_text=text, **kw)
-        err = info.value
-        err.position = location_position(err.location) if err.location is not None else None
-        return err
-
-
-def buffer(execution, name: str):
-    return next(b for b in execution.buffers if b.name == name)
 
 
 def tile(dtype: str, shape: str = "4x32", extra: str = "") -> str:

@@ -7,31 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlir import ir
+from interpreter_support import buffer, run, run_error
 
-from pto_dialect.api import parse
-from pto_dialect.diagnostics import location_position
-from pto_dialect.interpreter import InterpreterError, execute
 from pto_dialect.interpreter.elements import bf16_bits_to_f32, f32_to_bf16_bits
-
-
-def run(text: str, **kw):
-    with ir.Context():
-        return execute(parse(text).operation, "k", source_text=text, **kw)
-
-
-def run_error(text: str, **kw) -> InterpreterError:
-    with ir.Context():
-        module = parse(text)
-        with pytest.raises(InterpreterError) as info:
-            execute(module.operation, "k", source_text=text, **kw)
-    err = info.value
-    err.line = location_position(err.location)[1]
-    return err
-
-
-def buffer(execution, name: str):
-    return next(b for b in execution.buffers if b.name == name)
 
 
 def kernel(dtype: str, body: str, outputs: int = 1, shape: str = "4x32") -> str:

@@ -7,32 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from interpreter_support import buffer, run, run_error
 from mlir import ir
 
 from pto_dialect.api import ParseError, parse
-from pto_dialect.diagnostics import location_position
-from pto_dialect.interpreter import InterpreterError, execute
 from pto_dialect.interpreter.elements import bf16_bits_to_f32, f32_to_bf16_bits
-
-
-def run(text: str, func: str = "k", **kw):
-    with ir.Context():
-        module = parse(text)
-        return execute(module.operation, func, source_text=text, **kw)
-
-
-def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
-    with ir.Context():
-        module = parse(text)
-        with pytest.raises(InterpreterError) as info:
-            execute(module.operation, func, source_text=text, **kw)
-        err = info.value
-        err.position = location_position(err.location) if err.location is not None else None
-        return err
-
-
-def buffer(execution, name: str):
-    return next(b for b in execution.buffers if b.name == name)
 
 
 def line_of(text: str, needle: str) -> int:

@@ -6,31 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlir import ir
-
-from pto_dialect.api import parse
-from pto_dialect.diagnostics import location_position
-from pto_dialect.interpreter import InterpreterError, execute
+from interpreter_support import run, run_error
 
 R, C = 16, 32
 T = f"!pto.tile_buf<vec, {R}x{C}x{{dt}}>"
 COL = f"!pto.tile_buf<vec, {R}x1x{{dt}}, blayout=col_major>"  # a row vector: one value per row
 ROW = f"!pto.tile_buf<vec, 1x{C}x{{dt}}>"  # a column vector: one value per column
-
-
-def run(text: str, **kw):
-    with ir.Context():
-        return execute(parse(text).operation, "k", source_text=text, **kw)
-
-
-def run_error(text: str, **kw) -> InterpreterError:
-    with ir.Context():
-        module = parse(text)
-        with pytest.raises(InterpreterError) as info:
-            execute(module.operation, "k", source_text=text, **kw)
-    err = info.value
-    err.line = location_position(err.location)[1]
-    return err
 
 
 def values(execution, name: str) -> np.ndarray:

@@ -1,0 +1,34 @@
+"""What the interpreter tests share: run a kernel given as ptoas text, catch
+the runtime error it must stop with (and where), find a buffer of a run."""
+
+from __future__ import annotations
+
+import pytest
+from mlir import ir
+
+from pto_dialect.api import parse
+from pto_dialect.diagnostics import location_position
+from pto_dialect.interpreter import Execution, InterpreterError, execute
+
+
+def run(text: str, func: str = "k", **kw) -> Execution:
+    with ir.Context():
+        module = parse(text)
+        return execute(module.operation, func, source_text=text, **kw)
+
+
+def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
+    """The error the run of `func` stops with; `.position` is its (file,
+    line, column) and `.line` its line, or None without a location."""
+    with ir.Context():
+        module = parse(text)
+        with pytest.raises(InterpreterError) as info:
+            execute(module.operation, func, source_text=text, **kw)
+    err = info.value
+    err.position = location_position(err.location) if err.location is not None else None
+    err.line = err.position[1] if err.position else None
+    return err
+
+
+def buffer(execution: Execution, name: str):
+    return next(b for b in execution.buffers if b.name == name)
