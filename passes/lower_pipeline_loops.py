@@ -207,7 +207,8 @@ class LowerPipelineLoops(ModulePass):
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         loops = pipeline_loops(module)
         if not loops:
-            return  # the common case after convert-to-ptoas-multi-buffer
+            run.unchanged()  # the common case after convert-to-ptoas-multi-buffer: nothing to verify again
+            return
         by_depth: dict[int, list[ir.Operation]] = {}
         for loop in loops:
             by_depth.setdefault(_pipeline_depth(loop), []).append(loop)

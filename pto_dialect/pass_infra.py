@@ -67,6 +67,11 @@ class PassRun:
         if self.changed_ops is not None:
             self.changed_ops.append(op)
 
+    def unchanged(self) -> None:
+        """Say that this run changed nothing at all (any pass may): the
+        check after it then has nothing to look at."""
+        self.changed_ops = []
+
 
 def _option_fields(cls) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.init]

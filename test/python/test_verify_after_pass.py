@@ -68,3 +68,18 @@ def test_an_invalid_op_made_by_a_pass_fails_the_pass(pass_class):
             pm.run(module.operation)
         errors = [d.message for d in failure.value.error_diagnostics]
     assert errors == ["'pto.multi_tile_get' op constant slot 7 is out of range for multi_tile_buf count=2"]
+
+
+def test_a_pass_that_changed_nothing_is_not_checked_again(monkeypatch):
+    # pto-lower-pipeline-loops on a module without pipeline loops (what
+    # convert-to-ptoas-multi-buffer leaves) says so; re-checking every op
+    # of a large module after it cost as much as the pass before it.
+    import pto_dialect.pipeline as pipeline
+
+    calls = []
+    monkeypatch.setattr(pipeline, "verify_module", lambda *a, **k: calls.append(a) or True)
+    with ir.Context() as context:
+        pto_dialect.load_dialect(context)
+        module = pto_dialect.parse(KERNEL)
+        report = pto_dialect.run_passes(module, "pto-lower-pipeline-loops")
+    assert calls == [] and report.loops == []
