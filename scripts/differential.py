@@ -6,10 +6,13 @@ change (bit for bit).
     python scripts/differential.py --seed 0 --count 2000 --jobs 2
     python scripts/differential.py --seed 27 --count 1 --pipeline 'pto-pipeline{use-ptoas-multi-buffer=false}' --show
     python scripts/differential.py --count 500 --save-failures /tmp/failures
+    python scripts/differential.py --seed 27 --count 1 --minimise /tmp/min
 
 Each failure names the seed, the pipeline and the first differing element,
 and (with --save-failures) is written out as a .pto file with the pto-run
-command that reproduces it. Exit code 1 when any kernel fails.
+command that reproduces it; --minimise DIR also writes each failure shrunk
+to the lines it needs (pto_dialect/testing/minimise.py) as DIR/seed-S.min.pto.
+Exit code 1 when any kernel fails.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--show", action="store_true", help="print the text of every failing kernel")
     p.add_argument("--save-failures", metavar="DIR", help="write every failing kernel to DIR/seed-S.pto")
+    p.add_argument("--minimise", metavar="DIR", help="shrink every failing kernel and write it to DIR/seed-S.min.pto")
     args = p.parse_args(argv)
 
     pipelines = []
@@ -112,6 +116,16 @@ def main(argv: list[str] | None = None) -> int:
             Path(path).write_text(header + kernel.text)
         if args.show:
             print(kernel.text)
+        if args.minimise:
+            pipeline = next((pl for pl, _, _ in bad if pl != "<generator>"), None)
+            if pipeline is not None:
+                from pto_dialect.testing.minimise import minimise
+
+                small = minimise(kernel.text, kernel.function, kernel.values, pipeline)
+                os.makedirs(args.minimise, exist_ok=True)
+                out = os.path.join(args.minimise, f"seed-{seed}.min.pto")
+                Path(out).write_text(f"// {reproduce_command(out, kernel.values, pipeline)}\n" + small)
+                print(f"  minimised: {out} ({small.count(chr(10))} lines, from {kernel.text.count(chr(10))})")
 
     print()
     for pipeline in pipelines:

@@ -150,7 +150,7 @@ def seed_corpus(root: Path, generated: int = 20, printed: int = 8) -> list[tuple
         paths = sorted(p for suffix in SOURCE_SUFFIXES for p in (root / d).rglob(suffix))
         for p in paths:
             out.append((p.relative_to(root).as_posix(), p.read_text(errors="replace")))
-    kernels = [(s, generate(s).text) for s in range(1000, 1000 + generated)]
+    kernels = [(s, generate(s).text) for s in covering_seeds(generated)]
     out += [(f"kernel_gen seed {s}", text) for s, text in kernels]
     rng = random.Random(0)
     for s, text in kernels[:printed]:
@@ -162,6 +162,23 @@ def seed_corpus(root: Path, generated: int = 20, printed: int = 8) -> list[tuple
         out.append((f"kernel_gen seed {s} generic, ptoas types", respell_types(rng, generic, "ptoas")))
         out.append((f"kernel_gen seed {s} printed, generic types", respell_types(rng, ptoas, "generic")))
     return out
+
+
+def covering_seeds(count: int, start: int = 1000, pool: int = 200) -> list[int]:
+    """`count` kernel_gen seeds from [start, start + pool) chosen greedily
+    to cover the most generator features (valid shapes, views, op kinds,
+    loops): the mutants then start from every kind of kernel the
+    generator makes, not from whichever the first seeds happen to be."""
+    from .kernel_gen import generate
+
+    features = {s: generate(s).features for s in range(start, start + pool)}
+    chosen: list[int] = []
+    seen: set[str] = set()
+    while len(chosen) < min(count, pool):
+        best = max((s for s in features if s not in chosen), key=lambda s: (len(features[s] - seen), -s))
+        chosen.append(best)
+        seen |= features[best]
+    return chosen
 
 
 def _spellings(text: str) -> tuple[str, str] | None:

@@ -25,11 +25,38 @@ What varies, per kernel:
 - valid shapes: static, or `v_row=?`/`v_col=?` with `valid_row`/`valid_col`
   operands that are constants, function arguments or values computed before
   the loop (so the conversion can hoist them), and now and then computed in
-  the loop body (PyPTO's `min(rest, rows)`, which keeps the tile out of
-  conversion); the valid region is always the whole tile;
-- vector ops (binary, with a scalar, unary, tcvt with and without a rounding
-  mode, tmov through mat), each writing a fresh tile, in place, or over an
-  existing tile;
+  the loop body (which keeps the tile out of conversion). The valid region
+  (`Region`) is the whole tile, a static smaller one (`valid=RxC` or `?`
+  with operands of that size), or PyPTO's partial last block: rows
+  `min(total - row, rows)` computed at the top of the loop body from a
+  constant or argument `%m`, over tensors whose rows end in that block;
+  partitions are always the size of the tile's valid region (dynamic where
+  it is), and every op reads its sources only inside their valid regions;
+  `pto.set_validshape` resizes a `?x?` tile;
+- ops drawn from what pto-run executes (`_executed_ops()`, read when the
+  kernel is made, so ops join as the interpreter learns them): element-wise
+  binary, with a scalar, unary (`OP_FAMILIES`; division and transcendental
+  ones on float tiles only), tcvt with and without a rounding mode, tmov
+  through mat; row and column reductions into a column (col_major Rx1 or
+  row_major with valid Rx1) or a 1xC row, with scratch `tmp`, broadcast
+  back (`trowexpand`, `trowexpand<op>` with a column or a 32-byte block per
+  row, `tcolexpand`, `tcolexpand<op>`) or stored; texpands, tsetval,
+  tgetval (its scalar feeding an op), textract, ttrans, tci, tfillpad
+  (`MORE_KINDS`); each op writing a fresh tile, in place, or over an
+  existing tile its sources cover;
+- views of tiles: `pto.subview` windows (static or `valid [..]`) read,
+  stored directly, or written in place (a partial update later reads see),
+  and `pto.treshape` to the same bytes in another shape, read or updated in
+  place;
+- a body tile written whole only in the first iteration and then only in
+  part (tsetval, a tload or op into a subview, an op on a treshape) before
+  it is read whole: loop-carried through memory;
+- views made early and read after later ops (their buffers must stay
+  live); a second pipeline loop after the first, over the same blocks,
+  sometimes reading what the first stored; matmul over M rows ending in a
+  partial block (left/mat/acc tiles with `?` valid rows);
+- the vec bytes a kernel needs, counting the copies pipelining makes, stay
+  within `VEC_BUDGET`;
 - `scf.if` on the iteration parity writing a tile in both branches, and
   `scf.if` yielding one of two tiles;
 - accumulators loop-carried through memory (a tile defined before the loop,
@@ -51,6 +78,7 @@ is the hypothesis strategy.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from dataclasses import dataclass, field
@@ -74,6 +102,39 @@ ROUND_MODES = ["CAST_RINT", "RINT"]
 """The rounding modes tcvt is given: those pto-run executes (round to
 nearest even; the others it refuses by name)."""
 MATMUL_TYPES = [("f16", "f32", 4), ("bf16", "f32", 1), ("i8", "i32", 1), ("f32", "f32", 1)]
+OP_FAMILIES = {
+    "binary": ["tadd", "tsub", "tmul", "tmax", "tmin"],
+    "scalar": ["tadds", "tmuls", "tsubs", "tdivs", "tmaxs", "tmins"],
+    "unary": ["tabs", "trelu", "tneg"],
+    "rowred": ["trowsum", "trowmax", "trowmin"],
+    "colred": ["tcolsum", "tcolmax", "tcolmin"],
+    "rowexpand": ["trowexpandadd", "trowexpandsub", "trowexpandmul"],
+    "colexpand": ["tcolexpandadd", "tcolexpandsub", "tcolexpandmul"],
+}
+FLOAT_ONLY = {
+    "binary": ["tdiv"],
+    "unary": ["texp", "tlog", "tsqrt", "trsqrt", "trecip"],
+    "rowexpand": ["trowexpanddiv"],
+    "colexpand": ["tcolexpanddiv"],
+}
+"""The element-wise ops a kernel draws from: only those pto-run executes
+(`_executed_ops`, read when a kernel is generated, so new interpreter ops
+join as they land); integer tiles get no division by a tile (it may be 0)
+and no transcendental ops."""
+MORE_KINDS = [
+    # (kind, weight, the ops it needs)
+    ("rowred", 3, ["trowsum"]),
+    ("colred", 2, ["tcolsum"]),
+    ("fill", 1, ["texpands"]),
+    ("setval", 1, ["tsetval"]),
+    ("getval", 1, ["tgetval"]),
+    ("extract", 1, ["textract"]),
+    ("trans", 1, ["ttrans"]),
+    ("tci", 1, ["tci"]),
+    ("fillpad", 1, ["tfillpad"]),
+    ("resize", 1, ["set_validshape"]),
+]
+"""Op kinds past the element-wise ones, drawn when pto-run executes them."""
 ADDR_ALIGN = {"vec": 32, "mat": 32, "left": 512, "right": 512, "acc": 512}
 STYLES = [("pypto", 3), ("compact", 3), ("mixed", 2), ("generic", 1)]
 """How a kernel spells its tile types: PyPTO's verbose form, ptoas's compact
@@ -82,6 +143,12 @@ generic form)."""
 LAYOUT_ALIGN = 32
 """ptoas: a row-major none_box tile's rows are a multiple of 32 bytes."""
 MAX_TILE_BYTES = 2048
+VEC_BUDGET = 160 * 1024
+"""The vec bytes a kernel's tiles may take, with the copies pipelining
+makes of each loop body (a2a3's vec space holds 192 KiB)."""
+VEC_OP_BYTES = 4 * MAX_TILE_BYTES
+"""The most vec bytes one drawn op allocates (a row reduction's column,
+scratch, per-row block and result)."""
 
 
 @dataclass
@@ -107,10 +174,17 @@ class TileT:
     blayout: str = "row_major"
     slayout: str = "none_box"
     fractal: int = 512
+    valid: tuple[int, int] | None = None  # a static valid shape smaller than the tile (dims not `?`)
+    pad: int = 0  # 0 null, 1 zero, 2 max, 3 min (what tfillpad fills with)
 
     @property
     def dynamic(self) -> bool:
         return self.dyn_row or self.dyn_col
+
+    @property
+    def static_valid(self) -> tuple[int, int]:
+        """The valid shape the type spells for its static dims."""
+        return self.valid or (self.rows, self.cols)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -121,10 +195,36 @@ class TileT:
         return self.rows * self.cols * DTYPE_BYTES[self.dtype]
 
 
+@dataclass(frozen=True)
+class Region:
+    """A tile's valid region at run time: `rows` x `cols`, or, with `ref`,
+    `ref` x `cols` where `ref` is an index value computed in the loop body
+    (PyPTO's `min(rest, rows)` for the last, partial block) of at most
+    `rows`."""
+
+    rows: int
+    cols: int
+    ref: str | None = None
+
+
+def covers(src: Region, dst: Region) -> bool:
+    """Whether a source of region `src` may be read over the domain `dst`
+    (an op reads its sources over its destination's valid region)."""
+    if src.ref is not None:
+        return src == dst
+    return src.rows >= dst.rows and src.cols >= dst.cols
+
+
 @dataclass
 class Tile:
     name: str
     t: TileT
+    region: Region | None = None  # None: what the type spells (a static valid shape)
+
+    def __post_init__(self) -> None:
+        if self.region is None:
+            assert not self.t.dynamic, f"{self.name}: a `?` valid shape needs its region"
+            self.region = Region(*self.t.static_valid)
 
     @property
     def dtype(self) -> str:
@@ -145,6 +245,7 @@ class _Global:
     rows: int
     cols: int
     static: bool  # the view type has static dims
+    tail: bool = False  # rows end in a partial block (PyPTO's `min(rest, rows)` tiles)
 
     @property
     def view_type(self) -> str:
@@ -184,6 +285,16 @@ class _Scope:
     pool: list[Tile] = field(default_factory=list)
     cond: str | None = None  # cached parity condition
     in_loop: bool = True
+    inner: bool = False  # in the inner loop over column blocks
+    deferred: list = field(default_factory=list)  # reads of views made earlier, done at the end of the code
+
+
+def _executed_ops() -> frozenset[str]:
+    """The op names (generic) pto-run executes now."""
+    from ..interpreter import evaluator, pto_ops
+
+    without = pto_ops._compile_without_semantics
+    return frozenset(evaluator.SUPPORTED_OPS) | {n for n, f in evaluator.COMPILERS.items() if f is not without}
 
 
 def _dim(dynamic: bool, size: int) -> str:
@@ -194,8 +305,8 @@ def verbose_type(t: TileT, compact_key: bool = False) -> str:
     """PyPTO's spelling: every field, in ptoas's fixed order."""
     text = (
         f"!pto.tile_buf<loc={t.loc}, dtype={t.dtype}, rows={t.rows}, cols={t.cols}, "
-        f"v_row={_dim(t.dyn_row, t.rows)}, v_col={_dim(t.dyn_col, t.cols)}, "
-        f"blayout={t.blayout}, slayout={t.slayout}, fractal={t.fractal}, pad=0"
+        f"v_row={_dim(t.dyn_row, t.static_valid[0])}, v_col={_dim(t.dyn_col, t.static_valid[1])}, "
+        f"blayout={t.blayout}, slayout={t.slayout}, fractal={t.fractal}, pad={t.pad}"
     )
     return text + (", compact=0>" if compact_key else ">")
 
@@ -204,13 +315,15 @@ def compact_fields(t: TileT, rng: random.Random | None = None) -> str:
     """`LOC, RxCxDTYPE` and the keys: as ptoas prints them (rng None), or
     with some defaults written out and the keys in any order."""
     keys = []
-    if t.dynamic or (rng and rng.random() < 0.2):
-        keys.append(f"valid={_dim(t.dyn_row, t.rows)}x{_dim(t.dyn_col, t.cols)}")
+    if t.dynamic or t.valid or (rng and rng.random() < 0.2):
+        keys.append(f"valid={_dim(t.dyn_row, t.static_valid[0])}x{_dim(t.dyn_col, t.static_valid[1])}")
     for key, value, default in (("blayout", t.blayout, "row_major"), ("slayout", t.slayout, "none_box"), ("fractal", t.fractal, 512)):
         if value != default or (rng and rng.random() < 0.15):
             keys.append(f"{key}={value}")
+    if t.pad:
+        keys.append(f"pad={t.pad}")
     if rng:
-        for key in ("pad=0", "compact=0"):
+        for key in ("pad=0", "compact=0") if not t.pad else ("compact=0",):
             if rng.random() < 0.1:
                 keys.append(key)
         rng.shuffle(keys)
@@ -230,11 +343,12 @@ def generic_type(t: TileT) -> str:
         t.rows,
         t.cols,
         t.dtype,
-        DYNAMIC if t.dyn_row else t.rows,
-        DYNAMIC if t.dyn_col else t.cols,
+        DYNAMIC if t.dyn_row else t.static_valid[0],
+        DYNAMIC if t.dyn_col else t.static_valid[1],
         t.blayout,
         t.slayout,
         t.fractal,
+        t.pad,
     )
     return view.generic()
 
@@ -261,6 +375,8 @@ class _Builder:
         self.counter = 0
         self.features: set[str] = set()
         self.addr_next: dict[str, int] = {}
+        self.factor = 1  # copies of the current body the pipeline will make (product of enclosing stages)
+        self.vec_bytes = 0  # vec bytes the kernel needs at most, counting those copies
 
     # -- names, types, constants --------------------------------------------------
 
@@ -317,20 +433,21 @@ class _Builder:
             self.values[name] = value
         return f"%{name}"
 
-    def tensor(self, prefix: str, dtype: str, rows: int, cols: int) -> _Global:
+    def tensor(self, prefix: str, dtype: str, rows: int, cols: int, rows_ref: str | None = None) -> _Global:
         """A global tensor: its pointer argument and its view (emitted at the
-        top of the function)."""
+        top of the function); `rows_ref` an index value of `rows` to give the
+        view's shape with (then its type has `?` dims)."""
         arg = f"%{prefix}{len(self.globals)}"
-        g = _Global(arg, f"{arg}_view", dtype, rows, cols, self.rng.random() < 0.4)
+        g = _Global(arg, f"{arg}_view", dtype, rows, cols, rows_ref is None and self.rng.random() < 0.4)
         self.globals.append(g)
-        shape = f"[{self.const(rows)}, {self.const(cols)}]"
+        shape = f"[{rows_ref or self.const(rows)}, {self.const(cols)}]"
         strides = f"[{self.const(cols)}, {self.const(1)}]"
         attrs = " {layout = #pto.layout<nd>}" if self.rng.random() < 0.85 else ""
         if self.generic_op():
             # the attribute in either spelling inside a generic op
             layout = self.rng.choice(['#pto.layout<"nd">', "#pto.layout<nd>"])
             attrs = f" {{layout = {layout}, " if attrs else " {"
-            operands = ", ".join([arg, self.const(rows), self.const(cols), self.const(cols), self.const(1)])
+            operands = ", ".join([arg, rows_ref or self.const(rows), self.const(cols), self.const(cols), self.const(1)])
             self.view_lines.append(
                 f'    {g.view} = "pto.make_tensor_view"({operands}){attrs}operandSegmentSizes = array<i32: 1, 2, 2>}} : '
                 f"({self.ptr_type(dtype)}, index, index, index, index) -> {g.view_type}"
@@ -373,18 +490,26 @@ class _Builder:
         self.features.add("valid_computed")
         return v
 
-    def alloc(self, t: TileT, addr: bool = False, in_loop: bool = True) -> Tile:
+    def alloc(self, t: TileT, addr: bool = False, in_loop: bool = True, region: Region | None = None) -> Tile:
+        """`pto.alloc_tile` of `t` whose valid region is `region` (default:
+        the whole tile, or the type's static valid shape): a `?` dimension
+        gets an operand of the region's size (the region's `ref` for rows)."""
         name = self.fresh("t")
+        region = region or Region(*t.static_valid)
         parts = {}
         if addr:
             parts["addr"] = (self.user_addr(t), "i64")
             self.features.add("user_addr")
         if t.dyn_row:
-            parts["valid_row"] = (self.valid_operand(t.rows, in_loop), "index")
+            parts["valid_row"] = (region.ref or self.valid_operand(region.rows, in_loop), "index")
         if t.dyn_col:
-            parts["valid_col"] = (self.valid_operand(t.cols, in_loop), "index")
+            parts["valid_col"] = (self.valid_operand(region.cols, in_loop), "index")
         if t.dynamic:
             self.features.add("dynamic_valid")
+        if (region.rows, region.cols) != t.shape:
+            self.features.add("valid_smaller")
+        if t.loc == "vec":
+            self.vec_bytes += t.nbytes * self.factor
         if self.generic_op():
             names = ", ".join(v for v, _ in parts.values())
             types = ", ".join(ty for _, ty in parts.values())
@@ -393,7 +518,7 @@ class _Builder:
         else:
             clauses = "".join(f" {k} = {v}" for k, (v, _) in parts.items())
             self.emit(f"{name} = pto.alloc_tile{clauses} : {self.ty(t)}")
-        return Tile(name, t)
+        return Tile(name, t, region)
 
     def user_addr(self, t: TileT) -> str:
         """A constant address past every earlier user-given one in the tile's
@@ -403,11 +528,13 @@ class _Builder:
         self.addr_next[t.loc] = start + -(-t.nbytes // align) * align + self.rng.choice([0, align])
         return self.const(start, "i64")
 
-    def partition(self, g: _Global, row: str, col: str, rows: int, cols: int) -> tuple[str, str]:
-        """A partition view of `g` at (row, col) of rows x cols: its name and type."""
+    def partition(self, g: _Global, row: str, col: str, region: Region) -> tuple[str, str]:
+        """A partition view of `g` at (row, col), of the region's size (what a
+        tile of that valid region moves): its name and type."""
         pv = self.fresh("pv")
-        ptype = f"!pto.partition_tensor_view<{rows}x{cols}x{g.dtype}>"
-        sizes = f"{self.const(rows)}, {self.const(cols)}"
+        rows = "?" if region.ref else region.rows
+        ptype = f"!pto.partition_tensor_view<{rows}x{region.cols}x{g.dtype}>"
+        sizes = f"{region.ref or self.const(region.rows)}, {self.const(region.cols)}"
         if self.generic_op():
             self.emit(
                 f'{pv} = "pto.partition_view"({g.view}, {row}, {col}, {sizes}) {{operandSegmentSizes = array<i32: 1, 2, 2>}} : '
@@ -419,14 +546,14 @@ class _Builder:
         return pv, ptype
 
     def tload(self, src: _Global, row: str, col: str, dst: Tile) -> None:
-        pv, ptype = self.partition(src, row, col, dst.t.rows, dst.t.cols)
+        pv, ptype = self.partition(src, row, col, dst.region)
         if self.generic_op():
             self.emit(f'"pto.tload"({pv}, {dst.name}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}} : ({ptype}, {self.ty(dst.t)}) -> ()')
         else:
             self.emit(f"pto.tload ins({pv} : {ptype}) outs({dst.name} : {self.ty(dst.t)})")
 
     def tstore(self, src: Tile, dst: _Global, row: str, col: str) -> None:
-        pv, ptype = self.partition(dst, row, col, src.t.rows, src.t.cols)
+        pv, ptype = self.partition(dst, row, col, src.region)
         if self.generic_op():
             self.emit(f'"pto.tstore"({src.name}, {pv}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>}} : ({self.ty(src.t)}, {ptype}) -> ()')
         else:
@@ -475,6 +602,18 @@ class _Generator:
         self.rng = rng
         self.b = _Builder(rng)
         self.multi_tiles: list[str] = []  # lines that go right before the pipeline loop
+        self.special = {
+            "rowred": self.row_reduce_op,
+            "colred": self.col_reduce_op,
+            "fill": self.fill_op,
+            "setval": self.setval_op,
+            "getval": self.getval_op,
+            "extract": self.extract_op,
+            "trans": self.trans_op,
+            "tci": self.tci_op,
+            "fillpad": self.fillpad_op,
+            "resize": self.resize_op,
+        }
 
     def weighted(self, choices):
         items, weights = zip(*[(c[:-1] if len(c) > 2 else c[0], c[-1]) for c in choices])
@@ -511,14 +650,55 @@ class _Generator:
             b.features.add("partial_step")
         return loop
 
-    def vec_type(self, dtype: str, shape: tuple[int, int] | None = None) -> TileT:
-        """A vector tile type of the kernel's shape: valid shape static or
-        dynamic (more often dynamic in PyPTO's style)."""
+    def vec_type(
+        self, dtype: str, shape: tuple[int, int] | None = None, region: Region | None = None, loc: str = "vec", blayout: str = "row_major", pad: int = 0
+    ) -> TileT:
+        """A vector tile type of the kernel's shape whose valid region will be
+        `region` (default the whole tile): each valid dimension static or `?`
+        (more often `?` in PyPTO's style); a region computed in the loop
+        (`ref`) has `?` rows."""
         rows, cols = shape or self.shape
+        region = region or Region(rows, cols)
         p = 0.5 if self.b.style == "pypto" else 0.2
-        dyn_row = self.rng.random() < p
+        dyn_row = region.ref is not None or self.rng.random() < p
         dyn_col = self.rng.random() < (p if dyn_row else p / 3)
-        return TileT("vec", rows, cols, dtype, dyn_row, dyn_col)
+        valid = (region.rows, region.cols)
+        return TileT(loc, rows, cols, dtype, dyn_row, dyn_col, blayout=blayout, valid=None if valid == (rows, cols) else valid, pad=pad)
+
+    def plan_region(self) -> None:
+        """The valid region of the vector tiles: the whole tile, a static
+        smaller one, or PyPTO's partial last block (`min(rest, rows)` rows,
+        computed in the loop body: the tiles stay single, CONTRACT 2.1 rule 5)."""
+        rows, cols = self.shape
+        mode = self.weighted([("full", 5), ("static", 3), ("tail", 2)])
+        self.tail_total: int | None = None
+        if mode == "full":
+            self.region = self.outer_region = Region(rows, cols)
+            return
+        vc = cols if self.rng.random() < 0.4 else self.rng.randint(1, cols)
+        if mode == "static":
+            vr = self.rng.randint(1, rows)
+            if (vr, vc) == (rows, cols):
+                vr = max(1, rows - self.rng.randint(1, 3))
+                vr = vr if vr < rows else rows  # a 1-row tile stays whole
+            self.region = self.outer_region = Region(vr, vc)
+            self.b.features.add("valid_static_region")
+            return
+        # the partial last block: the loop region is set once its row count is computed
+        self.tail_total = self.loop.max_block * rows + self.rng.randint(1, rows)
+        self.region = self.outer_region = Region(rows, vc)
+        self.b.features.add("valid_tail")
+
+    def tail_rows(self, scope: _Scope) -> None:
+        """At the top of the loop body: `rest = total - row; vr = min(rest, rows)`."""
+        b = self.b
+        rows = self.shape[0]
+        total = self.tail_total_ref
+        row = b.arith("muli", scope.block, b.const(rows))
+        rest = b.arith("subi", total, row)
+        vr = b.fresh("vr")
+        b.emit(f"{vr} = arith.{self.rng.choice(['minui', 'minsi'])} {rest}, {b.const(rows)} : index")
+        self.region = Region(rows, self.outer_region.cols, vr)
 
     def cube_type(self, loc: str, shape: tuple[int, int], dtype: str) -> TileT:
         """A cube tile type: none_box row-major, or ptoas's boxed layout of
@@ -561,12 +741,22 @@ class _Generator:
         self.inner_blocks = rng.choice([1, 1, 2, 3])
         self.cols = self.shape[1] * max(self.inner_blocks, 2)
         self.rows = (loop.max_block + 1) * self.shape[0]
-        self.inputs: dict[str, list[_Global]] = {}
+        self.inputs: dict[tuple[str, bool], list[_Global]] = {}
+        self.outputs: list[_Global] = []
+        self.reuse_outputs = False  # inputs may be outputs stored before (a later loop's)
+        self.ops = _executed_ops()
+        self.plan_region()
+        if self.tail_total is not None:
+            if rng.random() < 0.5:
+                self.tail_total_ref = b.index_arg("m", self.tail_total)
+            else:
+                self.tail_total_ref = b.const(self.tail_total)
 
         fragments = ["vector"]
         if rng.random() < 0.3:
             fragments.append("vector")
-        for extra, p in (("acc_memory", 0.3), ("acc_iter_args", 0.25), ("carried_in_body", 0.25), ("matmul_rows", 0.2), ("matmul_k", 0.2)):
+        extras = [("acc_memory", 0.3), ("acc_iter_args", 0.25), ("carried_in_body", 0.25), ("carried_partial", 0.25), ("matmul_rows", 0.2), ("matmul_k", 0.2)]
+        for extra, p in extras:
             if rng.random() < p:
                 fragments.append(extra)
         rng.shuffle(fragments)
@@ -598,7 +788,10 @@ class _Generator:
             header += " -> (" + ", ".join(t for _, _, t in iter_args) + ")"
         loop_at = len(b.lines)
         b.open(header + " {")
+        b.factor = loop.stages if placement != "inner" else 1
         scope = _Scope(self.block_index(loop), b.const(0))
+        if self.tail_total is not None:
+            self.tail_rows(scope)
         if self.outer_tile is not None:
             scope.pool.append(self.outer_tile)
         yields: dict[str, str] = {}
@@ -611,6 +804,8 @@ class _Generator:
         stages = f" {{pto.pipeline_stages = {loop.stages} : i64}}" if placement != "inner" else ""
         b.close("}" + stages)
         b.lines[loop_at:loop_at] = self.multi_tiles
+        if rng.random() < 0.3:
+            self.second_loop()
         # after the loop
         results_of = {n: f"{results}#{k}" for k, (n, _, _) in enumerate(iter_args)}
         for i, f in enumerate(fragments):
@@ -633,6 +828,24 @@ class _Generator:
         lines += b.const_lines + b.view_lines + b.lines + ["  }", "}"]
         return "\n".join(lines) + "\n"
 
+    def second_loop(self) -> None:
+        """A second pipeline loop after the first (PyPTO kernels have several):
+        over every block again, its inputs sometimes what the first loop
+        stored, its tiles competing for the addresses the first loop's used."""
+        b, rng = self.b, self.rng
+        self.user_multi = False
+        self.reuse_outputs = True
+        stages = rng.choice([1, 2, 2, 3])
+        b.open(f"scf.for %iv2 = {b.const(0)} to {b.const(self.loop.max_block + 1)} step {b.const(1)} {{")
+        b.factor = stages
+        scope = _Scope("%iv2", b.const(0), [self.outer_tile] if self.outer_tile is not None else [])
+        if self.tail_total is not None:
+            self.tail_rows(scope)
+        self.vector_code(scope)
+        b.close(f"}} {{pto.pipeline_stages = {stages} : i64}}")
+        b.factor = 1
+        b.features.add("two_loops")
+
     def block_index(self, loop: _Loop) -> str:
         b = self.b
         if loop.index_mode == "iter_arg":
@@ -644,14 +857,32 @@ class _Generator:
 
     # -- global tensors ---------------------------------------------------------------------
 
-    def input(self, dtype: str) -> _Global:
-        have = self.inputs.setdefault(dtype, [])
+    def input(self, dtype: str, tail: bool = False) -> _Global:
+        """A global input of the kernel's size (`tail`: its rows end in the
+        partial block the loop's `min(rest, rows)` tiles read)."""
+        have = self.inputs.setdefault((dtype, tail), [])
+        if self.reuse_outputs and self.rng.random() < 0.4:
+            size = (self.tail_total if tail else self.rows, self.cols)
+            written = [g for g in self.outputs if g.dtype == dtype and g.tail == tail and (g.rows, g.cols) == size]
+            if written:
+                self.b.features.add("reads_earlier_output")
+                return self.rng.choice(written)
         if not have or (len(have) < 2 and self.rng.random() < 0.4):
-            have.append(self.b.tensor("in", dtype, self.rows, self.cols))
+            have.append(self.tensor("in", dtype, tail))
         return self.rng.choice(have)
 
-    def output(self, dtype: str, rows: int | None = None, cols: int | None = None) -> _Global:
-        return self.b.tensor("out", dtype, rows or self.rows, cols or self.cols)
+    def output(self, dtype: str, rows: int | None = None, cols: int | None = None, tail: bool = False) -> _Global:
+        g = self.tensor("out", dtype, True) if tail else self.b.tensor("out", dtype, rows or self.rows, cols or self.cols)
+        self.outputs.append(g)
+        return g
+
+    def tensor(self, prefix: str, dtype: str, tail: bool) -> _Global:
+        if not tail:
+            return self.b.tensor(prefix, dtype, self.rows, self.cols)
+        ref = self.tail_total_ref if self.tail_total_ref.startswith("%m") else None
+        g = self.b.tensor(prefix, dtype, self.tail_total, self.cols, rows_ref=ref)
+        g.tail = True
+        return g
 
     def row(self, scope: _Scope, height: int) -> str:
         return self.b.arith("muli", scope.block, self.b.const(height))
@@ -660,17 +891,22 @@ class _Generator:
 
     def load_outer_tile(self) -> Tile:
         b = self.b
-        t = b.alloc(self.vec_type(self.dtype), addr=self.rng.random() < 0.3, in_loop=False)
+        region = self.outer_region
+        t = b.alloc(self.vec_type(self.dtype, region=region), addr=self.rng.random() < 0.3, in_loop=False, region=region)
         b.tload(self.input(self.dtype), b.const(0), b.const(0), t)
         b.features.add("outer_tile")
         return t
 
-    def fresh_vec(self, scope: _Scope, t: TileT, addr_p: float = 0.05) -> Tile:
-        """A tile of type `t` to write: allocated here, or a slot of a
-        user-written multi-tile buffer (top level of the pipeline loop)."""
+    def fresh_vec(self, scope: _Scope, t: TileT, region: Region | None = None, addr_p: float = 0.05) -> Tile:
+        """A tile of type `t` (valid region `region`) to write: allocated
+        here, or a slot of a user-written multi-tile buffer (top level of the
+        pipeline loop)."""
         if self.user_multi and scope.in_loop and self.b.depth == 3 and not t.dynamic and self.rng.random() < 0.4:
             return self.multi_slot(t)
-        return self.b.alloc(t, addr=self.rng.random() < addr_p, in_loop=scope.in_loop)
+        return self.b.alloc(t, addr=self.rng.random() < addr_p, in_loop=scope.in_loop, region=region)
+
+    def new_vec(self, scope: _Scope, dtype: str, region: Region) -> Tile:
+        return self.fresh_vec(scope, self.vec_type(dtype, region=region), region)
 
     def multi_slot(self, t: TileT) -> Tile:
         """`pto.multi_tile_get %mb[iv mod N]` of a buffer allocated before the loop."""
@@ -679,73 +915,114 @@ class _Generator:
         mb = b.fresh("mb")
         mtype = b.multi_ty(t, count)
         self.multi_tiles.append("  " * 2 + f"{mb} = pto.alloc_multi_tile : {mtype}")
+        b.vec_bytes += count * t.nbytes
         slot = b.arith("remui", "%iv", b.const(count))
         name = b.fresh("t")
         b.emit(f"{name} = pto.multi_tile_get {mb}[{slot}] : {mtype} -> {b.ty(t)}")
         b.features.add("user_multi_tile")
         return Tile(name, t)
 
-    def load(self, scope: _Scope, dtype: str, t: TileT | None = None) -> Tile:
+    def load(self, scope: _Scope, dtype: str, t: TileT | None = None, region: Region | None = None) -> Tile:
+        """A tile loaded from the row block of this iteration (its valid
+        region `region`, default the loop's)."""
         b = self.b
-        tile = self.fresh_vec(scope, t or self.vec_type(dtype))
+        if region is None:
+            region = Region(*t.static_valid) if t is not None and not t.dynamic else self.region
+        tile = self.fresh_vec(scope, t or self.vec_type(dtype, region=region), region)
         row = self.row(scope, self.shape[0])
-        b.tload(self.input(dtype), row, scope.col, tile)
+        b.tload(self.input(dtype, tail=region.ref is not None), row, scope.col, tile)
         scope.pool.append(tile)
         return tile
 
-    def pick(self, scope: _Scope, dtype: str | None = None) -> Tile:
-        candidates = [t for t in scope.pool if dtype is None or t.dtype == dtype]
+    def pick(self, scope: _Scope, dtype: str | None = None, region: Region | None = None) -> Tile:
+        """A tile of the pool (of `dtype`, readable over `region`), or a new load."""
+        candidates = [t for t in scope.pool if (dtype is None or t.dtype == dtype) and t.t.shape == self.shape and (region is None or covers(t.region, region))]
         if not candidates:
-            return self.load(scope, dtype or self.dtype)
+            return self.load(scope, dtype or self.dtype, region=region)
         # favour recent tiles: chains of dependent ops
         return candidates[-1] if self.rng.random() < 0.5 else self.rng.choice(candidates)
 
     def pick_same(self, scope: _Scope, like: Tile) -> Tile:
-        """A tile of exactly `like`'s type (for scf.if results)."""
-        candidates = [t for t in scope.pool if t.t == like.t and t is not like]
+        """A tile of exactly `like`'s type and region (for scf.if results)."""
+        candidates = [t for t in scope.pool if t.t == like.t and t.region == like.region and t is not like]
         if candidates and self.rng.random() < 0.8:
             return self.rng.choice(candidates)
-        return self.load(scope, like.dtype, like.t)
+        return self.load(scope, like.dtype, like.t, like.region)
 
     def destination(self, scope: _Scope, dtype: str, inputs: list[Tile]) -> tuple[Tile, bool]:
-        """A tile to write: fresh, in place (an input), or an existing one.
-        Returns it and whether it is new (to add to the pool after the op)."""
+        """A tile to write over (at most) the first input's valid region:
+        fresh, in place (an input), or an existing one that every input
+        covers. Returns it and whether it is new (to add to the pool after
+        the op)."""
         r = self.rng.random()
         if r < 0.2 and inputs[0].dtype == dtype and inputs[0].loc == "vec":
             self.b.features.add("in_place")
             return inputs[0], False
         if r < 0.32:
-            others = [t for t in scope.pool if t.dtype == dtype and t not in inputs and t.loc == "vec"]
+            others = [
+                t
+                for t in scope.pool
+                if t.dtype == dtype and t not in inputs and t.loc == "vec" and t.t.shape == self.shape and all(covers(i.region, t.region) for i in inputs)
+            ]
             if others:
                 target = self.rng.choice(others)
+                if self.outer_tile in others and self.rng.random() < 0.3:
+                    target = self.outer_tile
                 self.b.features.add("overwrite_outer" if target is self.outer_tile else "overwrite")
                 return target, False
-        return self.fresh_vec(scope, self.vec_type(dtype)), True
+        return self.new_vec(scope, dtype, inputs[0].region), True
 
     def scalar(self, dtype: str) -> tuple[str, str]:
         if dtype in FLOAT_DTYPES:
             return self.b.const(self.rng.choice(FLOAT_SCALARS), dtype), dtype
         return self.b.const(self.rng.choice(INT_SCALARS), dtype), dtype
 
+    def op_names(self, family: str, dtype: str) -> list[str]:
+        """The ops of a family that pto-run executes, for `dtype`."""
+        names = list(OP_FAMILIES[family])
+        if dtype in FLOAT_DTYPES:
+            names += FLOAT_ONLY.get(family, [])
+        return [n for n in names if f"pto.{n}" in self.ops]
+
+    def choose_op(self, family: str, dtype: str) -> str:
+        name = self.rng.choice(self.op_names(family, dtype))
+        self.b.features.add(f"op_{name}")
+        return name
+
     def vector_op(self, scope: _Scope) -> Tile:
         rng, b = self.rng, self.b
         a = self.pick(scope)
         dtype = a.dtype
-        kind = self.weighted([("binary", 5), ("scalar", 3), ("unary", 2), ("cvt", 2), ("mov", 1), ("if", 1), ("select", 1)])
+        kinds = [("binary", 5), ("scalar", 3), ("unary", 2), ("cvt", 2), ("mov", 1), ("if", 1), ("select", 1)]
+        if "pto.subview" in self.ops:
+            kinds += [("subview_read", 1), ("subview_write", 1)]
+        if "pto.treshape" in self.ops and not scope.inner:
+            kinds.append(("treshape", 1))
+        for kind, weight, ops in MORE_KINDS:
+            if all(f"pto.{o}" in self.ops for o in ops) and (kind != "trans" or not scope.inner):
+                kinds.append((kind, weight))
+        kind = self.weighted(kinds)
+        if kind.startswith("subview") and self.subview_op(scope, a, kind):
+            return a
+        if kind == "treshape" and self.treshape_op(scope, a):
+            return a
+        if kind in self.special and self.special[kind](scope, a):
+            return a
+        if kind not in ("binary", "scalar", "unary", "cvt", "mov", "if", "select"):
+            kind = "unary"
         if kind == "binary":
-            other = self.pick(scope, dtype) if rng.random() < 0.8 else self.load(scope, dtype)
+            other = self.pick(scope, dtype, a.region) if rng.random() < 0.8 else self.load(scope, dtype, region=a.region)
             d, new = self.destination(scope, dtype, [a, other])
-            b.op(rng.choice(["tadd", "tsub", "tmul", "tmax", "tmin"]), [a, other], d)
+            b.op(self.choose_op("binary", dtype), [a, other], d)
         elif kind == "scalar":
             d, new = self.destination(scope, dtype, [a])
-            b.op(rng.choice(["tadds", "tmuls"]), [a, self.scalar(dtype)], d)
+            b.op(self.choose_op("scalar", dtype), [a, self.scalar(dtype)], d)
         elif kind == "unary":
-            names = ["texp", "tabs", "trelu"] if dtype in FLOAT_DTYPES else ["tabs", "trelu"]
             d, new = self.destination(scope, dtype, [a])
-            b.op(rng.choice(names), [a], d)
+            b.op(self.choose_op("unary", dtype), [a], d)
         elif kind == "cvt":
             target = rng.choice(CVT_TARGETS[dtype])
-            d, new = self.fresh_vec(scope, self.vec_type(target)), True
+            d, new = self.new_vec(scope, target, a.region), True
             attrs = ""
             if rng.random() < 0.4:
                 attrs = f"rmode = #pto<round_mode {rng.choice(ROUND_MODES)}>"
@@ -753,15 +1030,15 @@ class _Generator:
             b.op("tcvt", [a], d, attrs)
             b.features.add("tcvt")
         elif kind == "mov":
-            staged = b.alloc(TileT("mat", *self.shape, dtype), in_loop=scope.in_loop)
+            staged = b.alloc(self.vec_type(dtype, region=a.region, loc="mat"), in_loop=scope.in_loop, region=a.region)
             b.op("tmov", [a], staged)
-            d, new = self.fresh_vec(scope, self.vec_type(dtype)), True
+            d, new = self.new_vec(scope, dtype, a.region), True
             b.op("tmov", [staged], d)
             b.features.add("tmov_mat")
         elif kind == "if":
             d, new = self.destination(scope, dtype, [a])
             cond = self.parity(scope)
-            other = self.pick(scope, dtype)
+            other = self.pick(scope, dtype, d.region)
             b.open(f"scf.if {cond} {{")
             b.op(rng.choice(["tadd", "tmul", "tmax"]), [a, other], d)
             b.close("} else {")
@@ -772,7 +1049,7 @@ class _Generator:
         else:  # select one of two tiles with scf.if results
             other = self.pick_same(scope, a)
             cond = self.parity(scope)
-            d = Tile(b.fresh("sel"), a.t)
+            d = Tile(b.fresh("sel"), a.t, a.region)
             b.open(f"{d.name} = scf.if {cond} -> ({b.ty(a.t)}) {{")
             b.emit(f"scf.yield {a.name} : {b.ty(a.t)}")
             b.close("} else {")
@@ -783,10 +1060,407 @@ class _Generator:
             b.features.add("if_yields_tile")
         if new:
             scope.pool.append(d)
-        elif d in scope.pool:  # most recently written goes last
-            scope.pool.remove(d)
-            scope.pool.append(d)
+        else:
+            self.touched(scope, d)
         return d
+
+    def touched(self, scope: _Scope, t: Tile) -> None:
+        """`t` was just written: the most recently written goes last."""
+        if t in scope.pool:
+            scope.pool.remove(t)
+            scope.pool.append(t)
+
+    # -- views of tiles ----------------------------------------------------------------------
+
+    def window(self, region: Region, dtype: str) -> tuple[int, int, int, int] | None:
+        """(row, col, rows, cols) of a window inside `region` whose rows are
+        whole 32-byte units (the layout rule), at a 32-byte column offset."""
+        unit = LAYOUT_ALIGN // DTYPE_BYTES[dtype]
+        if region.ref is not None or region.cols < unit:
+            return None
+        w = self.rng.randrange(unit, region.cols + 1, unit)
+        h = self.rng.randint(1, region.rows)
+        if (h, w) == self.shape:
+            h = max(1, h // 2)
+            if (h, w) == self.shape:
+                return None
+        c0 = self.rng.randrange(0, region.cols - w + 1, unit)
+        r0 = self.rng.randint(0, region.rows - h)
+        return r0, c0, h, w
+
+    def subview(self, src: Tile, r0: int, c0: int, h: int, w: int) -> Tile:
+        """`pto.subview %src[r0, c0] sizes [h, w]` (its valid shape static,
+        or `?x?` with `valid [...]` operands of the window's size)."""
+        b, rng = self.b, self.rng
+        dyn = rng.random() < (0.5 if b.style == "pypto" else 0.25)
+        t = TileT("vec", h, w, src.dtype, dyn, dyn)
+        name = b.fresh("sv")
+        offsets = f"{b.const(r0)}, {b.const(c0)}"
+        valid = f" valid [{b.const(h)}, {b.const(w)}]" if dyn else ""
+        if b.generic_op():
+            seg = "1, 2, 1, 1" if dyn else "1, 2, 0, 0"
+            operands = f"{src.name}, {offsets}" + (f", {b.const(h)}, {b.const(w)}" if dyn else "")
+            types = "index, index" + (", index, index" if dyn else "")
+            b.emit(
+                f'{name} = "pto.subview"({operands}) {{operandSegmentSizes = array<i32: {seg}>, sizes = [{h}, {w}]}} : ({b.ty(src.t)}, {types}) -> {b.ty(t)}'
+            )
+        else:
+            b.emit(f"{name} = pto.subview {src.name}[{offsets}] sizes [{h}, {w}]{valid} : {b.ty(src.t)} -> {b.ty(t)}")
+        return Tile(name, t, Region(h, w))
+
+    def subview_op(self, scope: _Scope, a: Tile, kind: str) -> bool:
+        """Read a window of `a` (compute on it, store the result or the window
+        itself), or write a window of `a` in place (a partial update its
+        later readers and stores see). False when no window fits."""
+        b, rng = self.b, self.rng
+        win = self.window(a.region, a.dtype)
+        if win is None:
+            return False
+        r0, c0, h, w = win
+        sv = self.subview(a, *win)
+        if kind == "subview_write":
+            source = sv
+            if rng.random() < 0.4:  # the same window of another tile
+                source = self.subview(self.pick(scope, a.dtype, a.region), *win)
+            if rng.random() < 0.5:
+                b.op(self.choose_op("scalar", a.dtype), [source, self.scalar(a.dtype)], sv)
+            else:
+                b.op(self.choose_op("unary", a.dtype), [source], sv)
+            self.touched(scope, a)
+            b.features.add("subview_write")
+            return True
+        row = b.arith("addi", self.row(scope, self.shape[0]), b.const(r0))
+        col = b.arith("addi", scope.col, b.const(c0))
+        out = self.output(a.dtype)
+        if rng.random() < 0.3:
+            if rng.random() < 0.5:  # later: the view outlives other ops (and their allocations)
+                scope.deferred.append(lambda: b.tstore(sv, out, row, col))
+                b.features.add("late_view")
+            else:
+                b.tstore(sv, out, row, col)
+            b.features.add("subview_store")
+            return True
+
+        def read() -> None:
+            d = self.fresh_vec(scope, TileT("vec", h, w, a.dtype))
+            if rng.random() < 0.5:
+                b.op(self.choose_op("scalar", a.dtype), [sv, self.scalar(a.dtype)], d)
+            else:
+                b.op(self.choose_op("unary", a.dtype), [sv], d)
+            b.tstore(d, out, row, col)
+
+        if rng.random() < 0.4:  # later: the view outlives other ops (and their allocations)
+            scope.deferred.append(read)
+            b.features.add("late_view")
+        else:
+            read()
+        b.features.add("subview_read")
+        return True
+
+    def treshape_op(self, scope: _Scope, a: Tile) -> bool:
+        """`pto.treshape` of a whole tile to the same bytes in another shape:
+        compute on the reshaped tile and store it, or update the reshaped
+        view in place (the source sees it)."""
+        b, rng = self.b, self.rng
+        rows, cols = self.shape
+        if a.region != Region(rows, cols):
+            return False
+        unit = LAYOUT_ALIGN // DTYPE_BYTES[a.dtype]
+        shapes = [(rows * 2, cols // 2)] if cols % 2 == 0 and (cols // 2) % unit == 0 else []
+        if rows % 2 == 0:
+            shapes.append((rows // 2, cols * 2))
+        if not shapes:
+            return False
+        shape = rng.choice(shapes)
+        t = TileT("vec", *shape, a.dtype)
+        r = Tile(b.fresh("rs"), t)
+        if b.generic_op():
+            b.emit(f'{r.name} = "pto.treshape"({a.name}) : ({b.ty(a.t)}) -> {b.ty(t)}')
+        else:
+            b.emit(f"{r.name} = pto.treshape {a.name} : {b.ty(a.t)} -> {b.ty(t)}")
+        b.features.add("treshape")
+        if rng.random() < 0.4:
+            b.op(self.choose_op("scalar", a.dtype), [r, self.scalar(a.dtype)], r)
+            self.touched(scope, a)
+            b.features.add("treshape_write")
+            return True
+
+        def read() -> None:
+            d = self.fresh_vec(scope, self.vec_type(a.dtype, shape))
+            b.op(self.choose_op("unary", a.dtype), [r], d)
+            out = b.tensor("out", a.dtype, (self.loop.max_block + 1) * shape[0], shape[1])
+            b.tstore(d, out, self.row(scope, shape[0]), b.const(0))
+
+        if rng.random() < 0.5:  # later: the view outlives other ops (and their allocations)
+            scope.deferred.append(read)
+            b.features.add("late_view")
+        else:
+            read()
+        return True
+
+    # -- rows, columns, elements and copies ------------------------------------------------
+
+    def unit(self, dtype: str) -> int:
+        """Elements in 32 bytes: the narrowest row-major tile row."""
+        return LAYOUT_ALIGN // DTYPE_BYTES[dtype]
+
+    def column_tile(self, scope: _Scope, dtype: str, region: Region, want_col_major: bool) -> Tile:
+        """A tile for one value per row of `region` (valid rows x 1): a
+        col_major R x 1 column, or a row_major R x 32-byte tile with valid Rx1."""
+        rows = self.shape[0]
+        col = Region(region.rows, 1, region.ref)
+        if want_col_major and rows * DTYPE_BYTES[dtype] % LAYOUT_ALIGN == 0:
+            self.b.features.add("col_major_column")
+            return self.fresh_vec(scope, self.vec_type(dtype, (rows, 1), col, blayout="col_major"), col)
+        return self.fresh_vec(scope, self.vec_type(dtype, (rows, self.unit(dtype)), col), col)
+
+    def row_reduce_op(self, scope: _Scope, a: Tile) -> bool:
+        """PyPTO's softmax pattern: a row reduction into a column, then the
+        column broadcast back (`trowexpand<op>` with the tile, or
+        `trowexpand` into a tile), or stored."""
+        b, rng = self.b, self.rng
+        dtype, region = a.dtype, a.region
+        column = self.column_tile(scope, dtype, region, rng.random() < 0.5)
+        ins = [a]
+        if rng.random() < 0.3:  # scratch: written, never read
+            ins.append(self.new_vec(scope, dtype, region))
+            b.features.add("reduce_tmp")
+        b.op(self.choose_op("rowred", dtype), ins, column)
+        how = rng.choice(["expand_op", "expand_op", "expand", "store"])
+        if how == "expand" and "pto.trowexpand" in self.ops:
+            d = self.new_vec(scope, dtype, region)
+            b.op("trowexpand", [column], d)
+            b.features.add("op_trowexpand")
+            scope.pool.append(d)
+            return True
+        if how == "store" or not self.op_names("rowexpand", dtype):
+            out = b.tensor("out", dtype, self.tail_total if region.ref else self.rows, 1)
+            b.tstore(column, out, self.row(scope, self.shape[0]), b.const(0))
+            b.features.add("column_store")
+            return True
+        per_row = column
+        if column.t.blayout != "col_major":
+            # a row-major per-row operand has 32 bytes a row: broadcast the column into them first
+            if "pto.trowexpand" not in self.ops:
+                return True
+            block = Region(region.rows, self.unit(dtype), region.ref)
+            per_row = self.fresh_vec(scope, self.vec_type(dtype, (self.shape[0], self.unit(dtype)), block), block)
+            b.op("trowexpand", [column], per_row)
+            b.features.add("op_trowexpand")
+            b.features.add("row_block_operand")
+        d = a if self.rng.random() < 0.3 else self.new_vec(scope, dtype, region)
+        b.op(self.choose_op("rowexpand", dtype), [a, per_row], d)
+        if d is a:
+            self.touched(scope, a)
+        else:
+            scope.pool.append(d)
+        return True
+
+    def carried_partial(self, scope: _Scope) -> None:
+        """A body tile written whole only in the first iteration, then only
+        in part (`tsetval`, a `tload` or an op into a `subview` window, an
+        in-place op on a `treshape` of it) before it is read whole: it is
+        loop-carried through memory (what the other bytes hold comes from
+        earlier iterations), so it must keep one buffer."""
+        b, rng = self.b, self.rng
+        dtype, region = self.dtype, self.outer_region
+        c = b.alloc(self.vec_type(dtype, region=region), region=region)
+        first = b.fresh("first")
+        b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
+        b.open(f"scf.if {first} {{")
+        b.tload(self.input(dtype), b.const(0), b.const(0), c)
+        b.close()
+        hows = ["if_reload"] + (["setval"] if "pto.tsetval" in self.ops else [])
+        win = self.window(region, dtype) if "pto.subview" in self.ops else None
+        if win is not None:
+            hows += ["subview_load", "subview_op"]
+        if "pto.treshape" in self.ops and region == Region(*self.shape) and self.shape[0] % 2 == 0:
+            hows.append("treshape_op")
+        how = rng.choice(hows or ["none"])
+        if how == "if_reload":  # rewritten whole, but only on odd blocks
+            b.open(f"scf.if {self.parity(scope)} {{")
+            b.tload(self.input(dtype), self.row(scope, self.shape[0]), b.const(0), c)
+            b.close()
+        elif how == "setval":
+            value, ty = self.scalar(dtype)
+            b.emit(f"pto.tsetval ins({self.element(c)}, {value} : index, {ty}) outs({c.name} : {b.ty(c.t)})")
+        elif how == "subview_load":
+            sv = self.subview(c, *win)
+            b.tload(self.input(dtype), b.arith("addi", self.row(scope, self.shape[0]), b.const(win[0])), b.const(win[1]), sv)
+        elif how == "subview_op":
+            sv = self.subview(c, *win)
+            b.op(self.choose_op("scalar", dtype), [sv, self.scalar(dtype)], sv)
+        elif how == "treshape_op":
+            t = TileT("vec", self.shape[0] // 2, self.shape[1] * 2, dtype)
+            r = Tile(b.fresh("rs"), t)
+            b.emit(f"{r.name} = pto.treshape {c.name} : {b.ty(c.t)} -> {b.ty(t)}")
+            b.op(self.choose_op("scalar", dtype), [r, self.scalar(dtype)], r)
+        b.features.add(f"carried_partial_{how}")
+        x = self.pick(scope, dtype, region)
+        d = self.new_vec(scope, dtype, region)
+        b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
+        b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
+
+    def resize_op(self, scope: _Scope, a: Tile) -> bool:
+        """A `?x?` tile allocated whole, then `pto.set_validshape` to `a`'s
+        region (PyPTO's resize), written from `a`."""
+        b = self.b
+        rows, cols = self.shape
+        t = TileT("vec", rows, cols, a.dtype, True, True)
+        d = b.alloc(t, in_loop=scope.in_loop, region=Region(rows, cols))
+        region = a.region
+        b.emit(f"pto.set_validshape {d.name}, {region.ref or b.const(region.rows)}, {b.const(region.cols)} : {b.ty(t)}")
+        d.region = region
+        b.features.add("set_validshape")
+        b.features.add("op_set_validshape")
+        b.op(self.choose_op("unary", a.dtype), [a], d)
+        scope.pool.append(d)
+        return True
+
+    def row_tile(self, scope: _Scope, dtype: str, region: Region) -> Tile:
+        """A 1 x C tile for one value per column of `region`."""
+        row = Region(1, region.cols)
+        return self.fresh_vec(scope, self.vec_type(dtype, (1, self.shape[1]), row), row)
+
+    def store_row(self, scope: _Scope, t: Tile) -> None:
+        b = self.b
+        out = b.tensor("out", t.dtype, self.loop.max_block + 1, self.cols)
+        b.tstore(t, out, scope.block, scope.col)
+        b.features.add("row_store")
+
+    def col_reduce_op(self, scope: _Scope, a: Tile) -> bool:
+        """A column reduction into a 1 x C tile, then broadcast down
+        (`tcolexpand`, `tcolexpand<op>`) or stored."""
+        b, rng = self.b, self.rng
+        dtype, region = a.dtype, a.region
+        row = self.row_tile(scope, dtype, region)
+        b.op(self.choose_op("colred", dtype), [a], row)
+        how = rng.choice(["expand_op", "expand", "store"])
+        if how == "expand" and "pto.tcolexpand" in self.ops:
+            d = self.new_vec(scope, dtype, region)
+            b.op("tcolexpand", [row], d)
+            b.features.add("op_tcolexpand")
+            scope.pool.append(d)
+        elif how == "expand_op" and self.op_names("colexpand", dtype):
+            d = a if rng.random() < 0.3 else self.new_vec(scope, dtype, region)
+            b.op(self.choose_op("colexpand", dtype), [a, row], d)
+            if d is a:
+                self.touched(scope, a)
+            else:
+                scope.pool.append(d)
+        else:
+            self.store_row(scope, row)
+        return True
+
+    def fill_op(self, scope: _Scope, a: Tile) -> bool:
+        """`texpands`: a fresh tile filled with a scalar, or an existing one
+        (the outer tile too: re-initialised every iteration) refilled."""
+        b = self.b
+        if self.rng.random() < 0.4:
+            target, new = a, False
+        else:
+            target, new = self.new_vec(scope, a.dtype, self.region), True
+        b.op("texpands", [self.scalar(a.dtype)], target)
+        b.features.add("op_texpands")
+        if new:
+            scope.pool.append(target)
+        else:
+            self.touched(scope, target)
+        return True
+
+    def element(self, t: Tile) -> str:
+        """The offset (in elements, row-major storage) of an element inside `t`'s valid region."""
+        rows = 1 if t.region.ref else t.region.rows
+        r, c = self.rng.randrange(rows), self.rng.randrange(t.region.cols)
+        return self.b.const(r * t.t.cols + c)
+
+    def setval_op(self, scope: _Scope, a: Tile) -> bool:
+        b = self.b
+        value, dtype = self.scalar(a.dtype)
+        b.emit(f"pto.tsetval ins({self.element(a)}, {value} : index, {dtype}) outs({a.name} : {b.ty(a.t)})")
+        b.features.add("op_tsetval")
+        self.touched(scope, a)
+        return True
+
+    def getval_op(self, scope: _Scope, a: Tile) -> bool:
+        """A scalar read from a tile (`tgetval`) used as the scalar of an op."""
+        b = self.b
+        v = b.fresh("val")
+        b.emit(f"{v} = pto.tgetval ins({a.name}, {self.element(a)} : {b.ty(a.t)}, index) outs : {a.dtype}")
+        b.features.add("op_tgetval")
+        names = [n for n in self.op_names("scalar", a.dtype) if a.dtype in FLOAT_DTYPES or n != "tdivs"]
+        x = self.pick(scope, a.dtype)
+        d, new = self.destination(scope, a.dtype, [x])
+        name = self.rng.choice(names)
+        b.features.add(f"op_{name}")
+        b.op(name, [x, (v, a.dtype)], d)
+        if new:
+            scope.pool.append(d)
+        else:
+            self.touched(scope, d)
+        return True
+
+    def extract_op(self, scope: _Scope, a: Tile) -> bool:
+        """`textract` of a block of `a` into a smaller tile, stored."""
+        b = self.b
+        win = self.window(a.region, a.dtype)
+        if win is None:
+            return False
+        r0, c0, h, w = win
+        d = self.fresh_vec(scope, self.vec_type(a.dtype, (h, w)), Region(h, w))
+        b.emit(f"pto.textract ins({a.name}, {b.const(r0)}, {b.const(c0)} : {b.ty(a.t)}, index, index) outs({d.name} : {b.ty(d.t)})")
+        b.features.add("op_textract")
+        row = b.arith("addi", self.row(scope, self.shape[0]), b.const(r0))
+        col = b.arith("addi", scope.col, b.const(c0))
+        b.tstore(d, self.output(a.dtype), row, col)
+        return True
+
+    def trans_op(self, scope: _Scope, a: Tile) -> bool:
+        """`ttrans` into a C x R tile (valid region transposed), stored."""
+        b = self.b
+        rows, cols = self.shape
+        if a.region.ref or rows % self.unit(a.dtype):
+            return False
+        region = Region(a.region.cols, a.region.rows)
+        d = self.fresh_vec(scope, self.vec_type(a.dtype, (cols, rows), region), region)
+        ins = [a]
+        if self.rng.random() < 0.3:
+            ins.append(self.new_vec(scope, a.dtype, a.region))
+        b.op("ttrans", ins, d)
+        b.features.add("op_ttrans")
+        out = b.tensor("out", a.dtype, (self.loop.max_block + 1) * cols, rows)
+        b.tstore(d, out, self.row(scope, cols), b.const(0))
+        return True
+
+    def tci_op(self, scope: _Scope, a: Tile) -> bool:
+        """`tci`: a 1 x C index sequence (integer tiles), stored or broadcast."""
+        b = self.b
+        if a.dtype not in ("i32", "i16"):
+            return False
+        row = self.row_tile(scope, a.dtype, self.region)
+        start = b.const(self.rng.choice(INT_SCALARS), a.dtype)
+        attrs = " {descending = true}" if self.rng.random() < 0.3 else ""
+        b.emit(f"pto.tci ins({start} : {a.dtype}) outs({row.name} : {b.ty(row.t)}){attrs}")
+        b.features.add("op_tci")
+        if "pto.tcolexpand" in self.ops and self.rng.random() < 0.5:
+            d = self.new_vec(scope, a.dtype, self.region)
+            b.op("tcolexpand", [row], d)
+            scope.pool.append(d)
+        else:
+            self.store_row(scope, row)
+        return True
+
+    def fillpad_op(self, scope: _Scope, a: Tile) -> bool:
+        """`tfillpad`: `a` copied into a whole tile whose bytes past `a`'s
+        valid region get the pad value (a type with pad = zero, max or min)."""
+        b = self.b
+        if a.region.ref is None and (a.region.rows, a.region.cols) == self.shape and self.rng.random() < 0.7:
+            return False  # nothing to pad: mostly something else
+        d = self.fresh_vec(scope, self.vec_type(a.dtype, pad=self.rng.choice([1, 2, 3])), Region(*self.shape))
+        b.op("tfillpad", [a], d)
+        b.features.add("op_tfillpad")
+        scope.pool.append(d)
+        return True
 
     def parity(self, scope: _Scope) -> str:
         if scope.cond is None:
@@ -800,7 +1474,13 @@ class _Generator:
         for _ in range(self.rng.randint(1, 2)):
             self.load(scope, self.dtype)
         for _ in range(self.rng.randint(1, 5)):
+            if self.b.vec_bytes + VEC_OP_BYTES * self.b.factor > VEC_BUDGET:
+                self.b.features.add("vec_budget_reached")
+                break
             self.vector_op(scope)
+        for read in scope.deferred:
+            read()
+        scope.deferred.clear()
         written = [t for t in scope.pool if t is not self.outer_tile]
         stored = {id(written[-1]): written[-1]} if written else {}
         if len(written) > 1 and self.rng.random() < 0.5:
@@ -809,7 +1489,7 @@ class _Generator:
         for t in stored.values():
             if t.loc != "vec":
                 continue
-            out = self.output(t.dtype)
+            out = self.output(t.dtype, tail=t.region.ref is not None)
             self.b.tstore(t, out, self.row(scope, self.shape[0]), scope.col)
 
     # -- fragments ------------------------------------------------------------------------
@@ -824,33 +1504,38 @@ class _Generator:
     def pre(self, fragment: str, carried_inits: list) -> dict:
         """Code before the loop; returns what the body and post need."""
         b, rng = self.b, self.rng
+        region = self.outer_region
         if fragment == "acc_memory":
-            acc = b.alloc(self.vec_type(self.dtype), addr=rng.random() < 0.3, in_loop=False)
+            acc = b.alloc(self.vec_type(self.dtype, region=region), addr=rng.random() < 0.3, in_loop=False, region=region)
             b.tload(self.input(self.dtype), b.const(0), b.const(0), acc)
             return {"acc": acc}
         if fragment == "acc_iter_args":
-            t = self.vec_type(self.dtype)
-            t0 = b.alloc(t, in_loop=False)
+            t = self.vec_type(self.dtype, region=region)
+            t0 = b.alloc(t, in_loop=False, region=region)
             b.tload(self.input(self.dtype), b.const(0), b.const(0), t0)
             if rng.random() < 0.5:
-                t1 = b.alloc(t, in_loop=False)  # written before read in iteration 0
+                t1 = b.alloc(t, in_loop=False, region=region)  # written before read in iteration 0
                 p, q = b.fresh("ping"), b.fresh("pong")
                 carried_inits += [(p, t0.name, b.ty(t)), (q, t1.name, b.ty(t))]
                 b.features.add("ping_pong")
-                return {"ping": p, "pong": q, "t": t}
+                return {"ping": p, "pong": q, "t": t, "region": region}
             a = b.fresh("acc")
             carried_inits.append((a, t0.name, b.ty(t)))
-            return {"acc": a, "t": t}
+            return {"acc": a, "t": t, "region": region}
         if fragment == "matmul_rows":
             m, k, n, in_t, out_t = self.matmul_shape()
             rows_a = (self.loop.max_block + 1) * m
+            tail_m = rng.random() < 0.4  # PyPTO's partial last block of M rows
+            if tail_m:
+                rows_a = self.loop.max_block * m + rng.randint(1, m)
+                b.features.add("matmul_tail")
             a_in = b.tensor("in", in_t, rows_a, k)
             b_in = b.tensor("in", in_t, k, n)
             bm = b.alloc(self.cube_type("mat", (k, n), in_t), in_loop=False)
             b.tload(b_in, b.const(0), b.const(0), bm)
             right = b.alloc(self.cube_type("right", (k, n), in_t), in_loop=False)
             b.op("tmov", [bm], right)
-            return {"m": m, "k": k, "n": n, "in": in_t, "out": out_t, "a": a_in, "right": right, "rows": rows_a}
+            return {"m": m, "k": k, "n": n, "in": in_t, "out": out_t, "a": a_in, "right": right, "rows": rows_a, "tail": tail_m}
         if fragment == "matmul_k":
             m, k, n, in_t, out_t = self.matmul_shape()
             blocks = self.loop.max_block + 1
@@ -888,39 +1573,56 @@ class _Generator:
             else:
                 self.vector_code(scope)
         elif fragment == "acc_memory":
-            x = self.pick(scope, self.dtype)
+            x = self.pick(scope, self.dtype, state["acc"].region)
             b.op(rng.choice(["tadd", "tmax", "tmin"]), [state["acc"], x], state["acc"])
         elif fragment == "acc_iter_args":
-            x = self.pick(scope, self.dtype)
+            x = self.pick(scope, self.dtype, state["region"])
             t = state["t"]
             if "acc" in state:
-                acc = Tile(state["acc"], t)
+                acc = Tile(state["acc"], t, state["region"])
                 b.op(rng.choice(["tadd", "tmax"]), [acc, x], acc)
                 yields[state["acc"]] = state["acc"]
             else:
-                ping, pong = Tile(state["ping"], t), Tile(state["pong"], t)
+                ping, pong = Tile(state["ping"], t, state["region"]), Tile(state["pong"], t, state["region"])
                 b.op(rng.choice(["tadd", "tsub", "tmax"]), [ping, x], pong)
                 yields[state["ping"]] = state["pong"]
                 yields[state["pong"]] = state["ping"]
+        elif fragment == "carried_partial":
+            self.carried_partial(scope)
         elif fragment == "carried_in_body":
-            c = b.alloc(self.vec_type(self.dtype))
+            region = self.region
+            c = b.alloc(self.vec_type(self.dtype, region=region), region=region)
+            tail = region.ref is not None
             first = b.fresh("first")
             lb = self.loop.lb_ref
             b.emit(f"{first} = arith.cmpi eq, %iv, {lb} : index")
             b.open(f"scf.if {first} {{")
-            b.tload(self.input(self.dtype), b.const(0), b.const(0), c)
+            b.tload(self.input(self.dtype, tail), b.const(0), b.const(0), c)
             b.close()
-            x = self.pick(scope, self.dtype)
+            x = self.pick(scope, self.dtype, region)
             b.op(rng.choice(["tadd", "tmax", "tmul"]), [c, x], c)
-            b.tstore(c, self.output(self.dtype), self.row(scope, self.shape[0]), b.const(0))
+            b.tstore(c, self.output(self.dtype, tail=tail), self.row(scope, self.shape[0]), b.const(0))
         elif fragment == "matmul_rows":
             s = state
-            row = self.row(scope, s["m"])
-            am = b.alloc(self.cube_type("mat", (s["m"], s["k"]), s["in"]))
+            m, k, n = s["m"], s["k"], s["n"]
+            row = self.row(scope, m)
+            vm = None
+            if s["tail"]:
+                vm = b.fresh("vm")
+                rest = b.arith("subi", b.const(s["rows"]), row)
+                b.emit(f"{vm} = arith.minui {rest}, {b.const(m)} : index")
+
+            def cube(loc: str, shape: tuple[int, int], dtype: str) -> Tile:
+                t = self.cube_type(loc, shape, dtype)
+                if vm is None:
+                    return b.alloc(t)
+                return b.alloc(dataclasses.replace(t, dyn_row=True), region=Region(shape[0], shape[1], vm))
+
+            am = cube("mat", (m, k), s["in"])
             b.tload(s["a"], row, b.const(0), am)
-            left = b.alloc(self.cube_type("left", (s["m"], s["k"]), s["in"]))
+            left = cube("left", (m, k), s["in"])
             b.op("tmov", [am], left)
-            acc = b.alloc(self.cube_type("acc", (s["m"], s["n"]), s["out"]))
+            acc = cube("acc", (m, n), s["out"])
             b.op("tmatmul", [left, s["right"]], acc)
             self.store_acc(acc, s, row, s["rows"])
         elif fragment == "matmul_k":
@@ -946,7 +1648,7 @@ class _Generator:
             b.tstore(state["acc"], self.output(self.dtype, self.shape[0], self.shape[1]), zero, zero)
         elif fragment == "acc_iter_args":
             name = state.get("acc") or state["ping"]
-            tile = Tile(results_of[name], state["t"])
+            tile = Tile(results_of[name], state["t"], state["region"])
             b.tstore(tile, self.output(self.dtype, self.shape[0], self.shape[1]), zero, zero)
         elif fragment == "matmul_k":
             if state["init_in_loop"] and self.loop.trip == 0:
@@ -958,15 +1660,16 @@ class _Generator:
         how = self.rng.choice(["direct", "tmov", "tcvt"])
         shape = (s["m"], s["n"])
         in_loop = b.depth > 2
+        region = acc.region
         if how == "direct":
             b.tstore(acc, b.tensor("out", s["out"], rows, s["n"]), row, b.const(0))
         elif how == "tmov":
-            v = b.alloc(self.vec_type(s["out"], shape), in_loop=in_loop)
+            v = b.alloc(self.vec_type(s["out"], shape, region), in_loop=in_loop, region=region)
             b.op("tmov", [acc], v)
             b.tstore(v, b.tensor("out", s["out"], rows, s["n"]), row, b.const(0))
         else:
             target = "f16" if s["out"] == "f32" else "f32"
-            v = b.alloc(self.vec_type(target, shape), in_loop=in_loop)
+            v = b.alloc(self.vec_type(target, shape, region), in_loop=in_loop, region=region)
             b.op("tcvt", [acc], v)
             b.tstore(v, b.tensor("out", target, rows, s["n"]), row, b.const(0))
         b.features.add(f"acc_store_{how}")
@@ -976,9 +1679,12 @@ class _Generator:
         j = b.fresh("j")
         b.open(f"scf.for {j} = {b.const(0)} to {b.const(self.inner_blocks)} step {b.const(1)} {{")
         col = b.arith("muli", j, b.const(self.shape[1]))
-        inner = _Scope(scope.block, col, [t for t in scope.pool if t is self.outer_tile])
-        self.vector_code(inner)
+        inner = _Scope(scope.block, col, [t for t in scope.pool if t is self.outer_tile], inner=True)
         stages = self.rng.choice([2, 3]) if placement in ("inner", "both") else None
+        outer_factor = b.factor
+        b.factor *= stages or 1
+        self.vector_code(inner)
+        b.factor = outer_factor
         b.close("}" + (f" {{pto.pipeline_stages = {stages} : i64}}" if stages else ""))
         b.features.add("nested_loop")
 

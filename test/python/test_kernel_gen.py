@@ -16,7 +16,7 @@ from mlir import ir
 
 import pto_dialect
 from pto_dialect.interpreter import execute
-from pto_dialect.testing.kernel_gen import DTYPE_BYTES, LAYOUT_ALIGN, generate, kernels
+from pto_dialect.testing.kernel_gen import DTYPE_BYTES, FLOAT_ONLY, LAYOUT_ALIGN, MORE_KINDS, OP_FAMILIES, _executed_ops, generate, kernels
 from pto_dialect.types import parse_ptoas_type
 
 SEEDS = range(300)
@@ -133,8 +133,13 @@ REQUIRED_FEATURES = {
     # spelling and target
     "style_pypto", "style_compact", "style_mixed", "style_generic", "generic_op", "generic_type", "type_aliases",
     "arch_absent", "arch_a2a3", "arch_a5", "kernel_kind", "boxed_layout",
-    # valid shapes
+    # valid shapes: whole, static smaller, PyPTO's partial last block (computed in the loop)
     "dynamic_valid", "valid_const", "valid_arg", "valid_computed", "valid_in_loop",
+    "valid_smaller", "valid_static_region", "valid_tail",
+    # views of tiles
+    "subview_read", "subview_store", "subview_write", "treshape", "treshape_write", "set_validshape",
+    "late_view", "carried_partial_if_reload", "carried_partial_setval", "carried_partial_subview_load",
+    "carried_partial_subview_op", "carried_partial_treshape_op", "matmul_tail", "two_loops", "reads_earlier_output",
     # tiles and ops
     "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_mat", "user_addr", "user_multi_tile",
     "if_writes", "if_yields_tile",
@@ -167,6 +172,17 @@ def test_kernels_use_every_space_element_type_and_op():
     # the source spellings: PyPTO's verbose types and tiles at an address
     source = "".join(generate(seed).text for seed in SEEDS)
     assert "v_row=?, v_col=?" in source and "pto.alloc_tile addr = %c" in source and "valid_row = %" in source
+
+
+def test_the_ci_seeds_use_every_op_pto_run_executes():
+    # the generator draws its ops from what the interpreter executes now
+    executed = {name.removeprefix("pto.") for name in _executed_ops()}
+    drawn = {n for family in (*OP_FAMILIES.values(), *FLOAT_ONLY.values()) for n in family}
+    drawn |= {n for _, _, needs in MORE_KINDS for n in needs} | {"trowexpand", "tcolexpand"}
+    seen = Counter(f for seed in SEEDS for f in generate(seed).features)
+    missing = sorted(n for n in drawn & executed if seen[f"op_{n}"] == 0)
+    assert not missing, missing
+    assert seen["op_tadd"] >= 10
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
