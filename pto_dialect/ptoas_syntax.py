@@ -141,6 +141,13 @@ wraps an op's `ins(...)` and `outs(...)` over lines)."""
 _MAX_CHUNK_LINES = 10000
 """How many lines an open bracket may carry the general scan on for."""
 _SSA_SPLIT = re.compile(r"(%[\w$.\-]+(?:#\d+)?)")
+
+
+def _format_pattern(pieces: tuple[str, ...], order: tuple[int, ...]) -> str:
+    """A template's pieces and name order as one `str.format` pattern:
+    filling it is one C call instead of a Python join per op."""
+    escaped = [p.replace("{", "{{").replace("}", "}}") for p in pieces]
+    return escaped[0] + "".join(f"{{{j}}}" + piece for j, piece in zip(order, escaped[1:]))
 _PLACEHOLDER = re.compile(r"%pto_ssa_(\d+)_")
 
 # Every branch starts with a literal character, so that the engine skips
@@ -174,7 +181,9 @@ class _Reader:
         # An op's generic text depends on its text with the SSA names taken
         # out (and, for an op whose result type is inferred from constant
         # sizes, on those constants): ops of one shape are translated once.
-        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...]] | None] = {}
+        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...], str] | None] = {}
+        """Per op shape: the generic text's pieces around its SSA names, which
+        name follows each piece, and the same as a `str.format` pattern."""
         self.type_cache: dict[str, tuple[str, object]] = {}
 
     # -- output with its map ---------------------------------------------------------------
@@ -235,7 +244,7 @@ class _Reader:
                 start = offset + m.end(1)
                 if definition is not None:
                     self._flush_copy(copy_from, start)
-                    end = self.translate_op_cached(definition, start, start + len(m.group(2)))
+                    end = self.translate_op_cached(definition, start, start + len(m.group(2)), line[m.end(1) :].rstrip())
                     copy_from = end
                     if end <= offset + len(line):
                         offset += len(line) + 1
@@ -448,16 +457,18 @@ class _Reader:
 
     # -- ops -------------------------------------------------------------------------------
 
-    def translate_op_cached(self, definition: OpDef, start: int, name_end: int) -> int:
+    def translate_op_cached(self, definition: OpDef, start: int, name_end: int, text: str | None = None) -> int:
         """`translate_op`, through the template of ops of this shape when
-        the op is the rest of its line."""
-        src = self.src
-        line_end = src.find("\n", name_end)
-        if line_end < 0:
-            line_end = len(src)
-        text = src[start:line_end].rstrip()
-        if '"' in text or "//" in text or text.count("(") != text.count(")"):
-            return self.translate_op(definition, start, name_end)  # strings, comments, a multi-line op: the long way
+        the op is the rest of its line (`text`, when the caller has checked
+        it holds no string or comment and balances its parentheses)."""
+        if text is None:
+            src = self.src
+            line_end = src.find("\n", name_end)
+            if line_end < 0:
+                line_end = len(src)
+            text = src[start:line_end].rstrip()
+            if '"' in text or "//" in text or text.count("(") != text.count(")"):
+                return self.translate_op(definition, start, name_end)  # strings, comments, a multi-line op: the long way
         parts = _SSA_SPLIT.split(text)  # text, name, text, name, ..., text
         names = parts[1::2]
         shape = "%".join(parts[0::2])
@@ -466,17 +477,18 @@ class _Reader:
             key = (shape, tuple(map(self.constants.get, names)))
         template = self.op_templates.get(key, False)
         if template is False:
-            template = self.op_templates[key] = self.make_template(definition, len(names), key)
+            made = self.make_template(definition, len(names), key)
+            template = self.op_templates[key] = None if made is None else (*made, _format_pattern(*made))
         if template is None:
             return self.translate_op(definition, start, name_end)
-        pieces, order = template
+        pieces, order, pattern = template
         # One anchor for the whole op: the map back into it is worked out
         # only when a diagnostic asks (`Translation.original_offset`).
         t = self.translation
         t._gen.append(self.out_len)
         t._orig.append(start)
         t._copied.append(_OpAnchor((pieces, order, parts, start)))
-        generic = pieces[0] + "".join([names[j] + piece for j, piece in zip(order, pieces[1:])])
+        generic = pattern.format(*names)
         self.out.append(generic)
         self.out_len += len(generic)
         return start + len(text)
@@ -905,13 +917,13 @@ class _Writer:
         key: tuple = (shape,)
         if d.elide_result_when_inferred:
             key = (shape, tuple(map(self.constants.get, names)))
-        template = templates.get(key, False)
-        if template is False:
-            template = templates[key] = self.make_template(d, len(names), key)
-        if template is None:
+        pattern = templates.get(key, False)
+        if pattern is False:
+            made = self.make_template(d, len(names), key)
+            pattern = templates[key] = None if made is None else _format_pattern(*made)
+        if pattern is None:
             return self.render(d, head, line, operands_start, len(line))
-        pieces, order = template
-        return head + pieces[0] + "".join([names[j] + piece for j, piece in zip(order, pieces[1:])]) + trailer
+        return head + pattern.format(*names) + trailer
 
     def make_template(self, d: OpDef, count: int, key: tuple):
         """The ptoas text of an op line of this shape, split around its SSA
