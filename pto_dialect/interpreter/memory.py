@@ -180,6 +180,17 @@ class TileRef:
     def _mask(self, rows: int, cols: int) -> np.ndarray:
         return self.storage.mask(self.offset, (rows, cols), self.strides, self.layout.itemsize)
 
+    def poison(self) -> None:
+        """Leave the valid region as if never written: the poison pattern,
+        and unwritten in the mask (what an op leaves in scratch it used)."""
+        rows, cols = self.valid
+        if rows == 0 or cols == 0:
+            return
+        size = self.layout.itemsize
+        data = np.ndarray((rows, cols, size), dtype=np.uint8, buffer=self.storage.data, offset=self.offset, strides=(*self.strides, 1))
+        data[...] = POISON_BYTE
+        self.storage.mask(self.offset, (rows, cols), self.strides, size)[...] = False
+
     def unwritten_bytes(self, rows: int | None = None, cols: int | None = None) -> int:
         """How many bytes of elements [0, rows) x [0, cols) (default: the
         valid region) were never written."""

@@ -14,7 +14,7 @@ converts); a scalar operand becomes the element type as `tadds`'s does
 for every op (`_TileOp.read`). A `tmp` operand is scratch, never read:
 where the ISA says the target uses it (tci on A2A3; ttrans on both, its
 aligned path; tgather by index on A2A3 for 2-byte sources) its valid region
-is left holding the poison pattern, as never written (rowcol_ops.clobber);
+is left holding the poison pattern, as never written (TileRef.poison);
 elsewhere it keeps its bytes.
 
 Per op, what the ISA says and what was chosen where it is open:
@@ -96,7 +96,6 @@ from .elements import INT_WIDTHS, STORAGE_DTYPES, is_float, scalar_as, to_comput
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, TileRef
 from .pto_ops import _accesses, _enum_value, _same_dtype_fault, _tile, _TileOp, ptoas_name
-from .rowcol_ops import clobber
 from .scalars import float_name
 from .trace import TraceEvent
 
@@ -114,7 +113,7 @@ class _MoveOp(_TileOp):
         """Clobber the `tmp` operand, if the op has one: the target used it."""
         slot = self.slot("tmp")
         if slot is not None:
-            clobber(_tile(frame[slot], "tmp"))
+            _tile(frame[slot], "tmp").poison()
 
     def record(self, frame: Frame, elements: int, macs: int = 0, written: tuple | None = None) -> None:
         if written is None:

@@ -72,7 +72,7 @@ from . import tile_ops
 from .compiler import Compiler, Frame, Instr
 from .elements import COMPUTE_DTYPES, convert, is_float, round_to, to_compute, to_storage
 from .errors import InterpreterError, OpFault
-from .memory import POISON_BYTE, TileRef
+from .memory import TileRef
 from .pto_ops import _same_dtype_fault, _tile, _TileOp
 
 # --- what the reductions compute --------------------------------------------------------
@@ -177,18 +177,6 @@ def _dims(valid: tuple[int, int]) -> str:
     return f"{valid[0]}x{valid[1]}"
 
 
-def clobber(ref: TileRef) -> None:
-    """Leave `ref`'s valid region as if never written: the poison pattern,
-    and unwritten in the mask (scratch the op used)."""
-    rows, cols = ref.valid
-    if rows == 0 or cols == 0:
-        return
-    size = ref.layout.itemsize
-    data = np.ndarray((rows, cols, size), dtype=np.uint8, buffer=ref.storage.data, offset=ref.offset, strides=(*ref.strides, 1))
-    data[...] = POISON_BYTE
-    ref.storage.mask(ref.offset, (rows, cols), ref.strides, size)[...] = False
-
-
 class _Tmp:
     """An op's optional `tmp` operand, and whether this op on this arch
     uses it as scratch (then its element type must be the op's, and its
@@ -245,7 +233,7 @@ def _compile_row_reduction(c: Compiler, op: ir.Operation) -> Instr:
         values = to_compute(dtype, t.read(s, "src", rows, cols))
         result = to_storage(dtype, reduce(dtype, values))
         for ref in scratch:
-            clobber(ref)
+            ref.poison()
         d.store(result)
         return (rows,)
 
@@ -289,7 +277,7 @@ def _compile_col_reduction(c: Compiler, op: ir.Operation) -> Instr:
         else:
             result = _reduce_max(dtype, values, 0)
         for ref in scratch:
-            clobber(ref)
+            ref.poison()
         d.store(to_storage(dtype, result))
         return (cols,)
 
@@ -375,7 +363,7 @@ def _compile_row_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
             values.append(v)
         result = to_storage(dtype, tile_ops.binary(elementwise, dtype, *values))
         for ref in scratch:
-            clobber(ref)
+            ref.poison()
         d.store(result)
         return (rows * cols,)
 

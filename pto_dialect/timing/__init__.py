@@ -18,7 +18,7 @@ from .costs import COST_TABLES, CostTable, PipeCost, cost_table
 from .schedule import PIPE_NAMES, PipeUsage, Schedule, ScheduledOp, schedule
 from .static_schedule import LoopSchedule, StaticScheduleError, loop_schedule
 from .summary import format_cycles, format_gain
-from .timeline import TimelineError, TimelineRun, check_timeline_path, timeline_bytes, timeline_data, write_timeline
+from .timeline import TimelineError, TimelineRun, check_timeline_path, chrome_trace, timeline_bytes, timeline_data, write_timeline
 
 __all__ = [
     "COST_TABLES",
@@ -33,6 +33,7 @@ __all__ = [
     "TimelineError",
     "TimelineRun",
     "check_timeline_path",
+    "chrome_trace",
     "cost_table",
     "format_cycles",
     "format_gain",
