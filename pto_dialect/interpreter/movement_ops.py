@@ -95,7 +95,7 @@ from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import INT_WIDTHS, STORAGE_DTYPES, is_float, scalar_as, to_compute, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, TileRef
-from .pto_ops import _accesses, _enum_value, _same_dtype_fault, _tile, _TileOp, ptoas_name
+from .pto_ops import _accesses, _enum_value, _same_dtype_fault, _tile, _TileOp, ptoas_name, unexecuted_move_variants
 from .scalars import float_name
 from .trace import TraceEvent
 
@@ -153,12 +153,7 @@ def _warn_unwritten_at(t: _TileOp, ref: TileRef, operand: str, rows: np.ndarray,
 
 def _compile_textract(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
-    extras = t.present("fp", "preQuantScalar")
-    relu = _enum_value(op, "reluPreMode")
-    if relu not in (None, "no_relu"):
-        extras.append(f"reluPreMode {relu}")
-    if "accToVecMode" in op.attributes:
-        extras.append("accToVecMode")
+    extras = unexecuted_move_variants(t, op)
     if extras:
         return t.refuse("with " + ", ".join(extras))
     src, row, col, dst = t.slot("src"), t.slot("indexRow"), t.slot("indexCol"), t.slot("dst")

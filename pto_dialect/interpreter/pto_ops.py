@@ -482,6 +482,19 @@ def _compile_tstore(c: Compiler, op: ir.Operation) -> Instr:
 # --- element-wise ops ------------------------------------------------------------------
 
 
+def unexecuted_move_variants(t: _TileOp, op: ir.Operation) -> list[str]:
+    """What a tile-to-tile move (tmov, textract) asks for that pto-run
+    does not execute yet: quantisation (`fp`, `preQuantScalar`), a relu
+    before it, the acc-to-vec mode."""
+    extras = t.present("fp", "preQuantScalar")
+    relu = _enum_value(op, "reluPreMode")
+    if relu not in (None, "no_relu"):
+        extras.append(f"reluPreMode {relu}")
+    if "accToVecMode" in op.attributes:
+        extras.append("accToVecMode")
+    return extras
+
+
 def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     """Every element-wise op, by the kind tile_ops gives it: the inputs are
     the source tiles (a `scalar` operand is a value, not a tile), the output
@@ -493,12 +506,7 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     name = t.name
     kind = tile_ops.kind(op.name)
     if kind == tile_ops.MOVE:
-        extras = t.present("fp", "preQuantScalar")
-        relu = _enum_value(op, "reluPreMode")
-        if relu not in (None, "no_relu"):
-            extras.append(f"reluPreMode {relu}")
-        if "accToVecMode" in op.attributes:
-            extras.append("accToVecMode")
+        extras = unexecuted_move_variants(t, op)
         if extras:
             return t.refuse("with " + ", ".join(extras))
     rmode = _enum_value(op, "rmode") or tile_ops.DEFAULT_ROUND_MODE
