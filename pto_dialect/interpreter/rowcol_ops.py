@@ -287,9 +287,12 @@ def _compile_col_reduction(c: Compiler, op: ir.Operation) -> Instr:
 # --- broadcasts ---------------------------------------------------------------------------------------
 
 
-def _compile_row_expand(c: Compiler, op: ir.Operation) -> Instr:
+def _compile_expand(c: Compiler, op: ir.Operation) -> Instr:
+    """`trowexpand` (dst[r, c] = src[r, 0]) and `tcolexpand` (dst[r, c] =
+    src[0, c]) on dst's valid region: src's column 0 or row 0 broadcast."""
     t = _TileOp(c, op)
     src, dst = t.slot("src"), t.slot("dst")
+    along_rows = op.name == "pto.trowexpand"
 
     def body(frame: Frame) -> tuple[int]:
         s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
@@ -299,8 +302,8 @@ def _compile_row_expand(c: Compiler, op: ir.Operation) -> Instr:
         if rows == 0 or cols == 0:
             return (0,)
         # a src whose valid region falls short is read as stored (t.read warns)
-        column = t.read(s, "src", rows, 1)
-        d.store(np.broadcast_to(column, (rows, cols)))
+        line = t.read(s, "src", rows, 1) if along_rows else t.read(s, "src", 1, cols)
+        d.store(np.broadcast_to(line, (rows, cols)))
         return (rows * cols,)
 
     return t.compile(body)
@@ -370,24 +373,6 @@ def _compile_row_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
-def _compile_col_expand(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
-    src, dst = t.slot("src"), t.slot("dst")
-
-    def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
-        dtype = d.layout.dtype
-        _same_dtypes(t, dtype, [s])
-        rows, cols = d.valid
-        if rows == 0 or cols == 0:
-            return (0,)
-        # a src whose valid region falls short is read as stored (t.read warns)
-        d.store(np.broadcast_to(t.read(s, "src", 1, cols), (rows, cols)))
-        return (rows * cols,)
-
-    return t.compile(body)
-
-
 _COL_EXPAND_BINARY = {"pto.tcolexpandadd": "pto.tadd", "pto.tcolexpandmul": "pto.tmul"}
 
 
@@ -422,9 +407,9 @@ COMPILERS = {
     **{name: _compile_row_reduction for name in _ROW_REDUCE},
     "pto.tcolsum": _compile_col_reduction,
     "pto.tcolmax": _compile_col_reduction,
-    "pto.trowexpand": _compile_row_expand,
+    "pto.trowexpand": _compile_expand,
     **{name: _compile_row_expand_binary for name in _ROW_EXPAND_BINARY},
-    "pto.tcolexpand": _compile_col_expand,
+    "pto.tcolexpand": _compile_expand,
     **{name: _compile_col_expand_binary for name in _COL_EXPAND_BINARY},
 }
 """The row and column ops, by generic name."""
