@@ -211,6 +211,21 @@ def _static_element_type(op: ir.Operation, value: ir.Value) -> str | None:
     return getattr(pto_type(value.type), "dtype", None)
 
 
+def _scalar_type(op: ir.Operation, container: str, scalar: str | None) -> str:
+    """The element type of the scalar an op moves in or out of operand
+    `container` (a tile or pointer): operand `scalar`'s type, or the
+    result's when `scalar` is None; it must be the container's element
+    type where that is static."""
+    layout = CATALOGUE[op.name].layout(op)
+    what = "the result" if scalar is None else "the value"
+    ty = op.results[0].type if scalar is None else op.operands[layout.index(scalar)].type
+    dtype = _scalar_kind(op, ty, what)
+    element = _static_element_type(op, op.operands[layout.index(container)])
+    if element is not None:
+        _check_type(op, dtype, element, what)
+    return dtype
+
+
 def _pointer(value, operand: str) -> GlobalBuffer:
     if not isinstance(value, GlobalBuffer):
         raise OpFault(f"operand '{operand}' is not a pointer argument of the executed function")
@@ -234,10 +249,7 @@ def _operands(op: ir.Operation, c: Compiler, *names: str) -> list[int]:
 
 def _compile_load_scalar(c: Compiler, op: ir.Operation) -> Instr:
     ptr, offset = _operands(op, c, "ptr", "offset")
-    dtype = _scalar_kind(op, op.results[0].type, "the result")
-    element = _static_element_type(op, op.operands[0])
-    if element is not None:
-        _check_type(op, dtype, element, "the result")
+    dtype = _scalar_type(op, "ptr", None)
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
@@ -253,11 +265,7 @@ def _compile_load_scalar(c: Compiler, op: ir.Operation) -> Instr:
 
 def _compile_store_scalar(c: Compiler, op: ir.Operation) -> Instr:
     ptr, offset, value = _operands(op, c, "ptr", "offset", "value")
-    layout = CATALOGUE[op.name].layout(op)
-    dtype = _scalar_kind(op, op.operands[layout.index("value")].type, "the value")
-    element = _static_element_type(op, op.operands[layout.index("ptr")])
-    if element is not None:
-        _check_type(op, dtype, element, "the value")
+    dtype = _scalar_type(op, "ptr", "value")
 
     def run(frame: Frame) -> None:
         buf = _pointer(frame[ptr], "ptr")
@@ -284,11 +292,7 @@ def _element_byte(ref: TileRef, k: int) -> int:
 
 def _compile_tsetval(c: Compiler, op: ir.Operation) -> Instr:
     dst, offset, val = _operands(op, c, "dst", "offset", "val")
-    layout = CATALOGUE[op.name].layout(op)
-    dtype = _scalar_kind(op, op.operands[layout.index("val")].type, "the value")
-    element = _static_element_type(op, op.operands[layout.index("dst")])
-    if element is not None:
-        _check_type(op, dtype, element, "the value")
+    dtype = _scalar_type(op, "dst", "val")
 
     def run(frame: Frame) -> None:
         d = _tile(frame[dst], "dst")
@@ -304,10 +308,7 @@ def _compile_tsetval(c: Compiler, op: ir.Operation) -> Instr:
 
 def _compile_tgetval(c: Compiler, op: ir.Operation) -> Instr:
     src, offset = _operands(op, c, "src", "offset")
-    dtype = _scalar_kind(op, op.results[0].type, "the result")
-    element = _static_element_type(op, op.operands[CATALOGUE[op.name].layout(op).index("src")])
-    if element is not None:
-        _check_type(op, dtype, element, "the result")
+    dtype = _scalar_type(op, "src", None)
     result = c.define(op.results[0])
     interp, key, location, name = c.interp, c.interp.new_key(), op.location, ptoas_name(op.name)
 
