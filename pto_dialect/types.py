@@ -112,8 +112,25 @@ class TypeSyntaxError(ValueError):
 # --- the views -------------------------------------------------------------------
 
 
+class _TypeView:
+    """What every view of a pto type has: its ptoas spelling (also its
+    `str`), its generic spelling, and the `ir.Type` that one parses to."""
+
+    def ptoas(self) -> str:
+        raise NotImplementedError
+
+    def generic(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.ptoas()
+
+    def to_ir(self, context: ir.Context | None = None) -> ir.Type:
+        return ir.Type.parse(self.generic(), context)
+
+
 @dataclass(frozen=True)
-class TileBufType:
+class TileBufType(_TypeView):
     """`!pto.tile_buf`: an R x C tile of DTYPE in space LOC, with its valid
     shape (DYNAMIC for `?`) and layout configuration."""
 
@@ -201,14 +218,10 @@ class TileBufType:
             f"{self.fractal}, {self.pad}, {self.compact}>"
         )
 
-    __str__ = ptoas
-
-    def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(self.generic(), context)
 
 
 @dataclass(frozen=True)
-class MultiTileBufType:
+class MultiTileBufType(_TypeView):
     """`!pto.multi_tile_buf`: N buffers ("slots") of the slot type."""
 
     slot: TileBufType
@@ -232,14 +245,10 @@ class MultiTileBufType:
     def generic(self) -> str:
         return f"!pto.multi_tile_buf<{self.slot.generic()}, {self.count} : i64>"
 
-    __str__ = ptoas
-
-    def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(self.generic(), context)
 
 
 @dataclass(frozen=True)
-class PtrType:
+class PtrType(_TypeView):
     """`!pto.ptr<DTYPE, SPACE>`: a pointer into a memory space (GM by default)."""
 
     dtype: str
@@ -252,15 +261,10 @@ class PtrType:
     def generic(self) -> str:
         return f'!pto.ptr<{generic_dtype(self.dtype)}, "{self.space}">'
 
-    def __str__(self) -> str:
-        return self.ptoas()
-
-    def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(self.generic(), context)
 
 
 @dataclass(frozen=True)
-class ViewType:
+class ViewType(_TypeView):
     """`!pto.tensor_view<...>` (a strided view of GM) or
     `!pto.partition_tensor_view<...>` (a block of one), by `kind`; dims are
     DYNAMIC for `?`."""
@@ -279,14 +283,10 @@ class ViewType:
     def generic(self) -> str:
         return f"!pto.{self.kind}<array<i64{': ' + _dims(self.shape) if self.shape else ''}>, {generic_dtype(self.dtype)}>"
 
-    __str__ = ptoas
-
-    def to_ir(self, context: ir.Context | None = None) -> ir.Type:
-        return ir.Type.parse(self.generic(), context)
 
 
 @dataclass(frozen=True)
-class LocalArrayType:
+class LocalArrayType(_TypeView):
     """`!pto.local_array<D0x...xDTYPE>`: a small scalar array (syntax tier)."""
 
     shape: tuple[int, ...]
@@ -298,11 +298,10 @@ class LocalArrayType:
     def generic(self) -> str:
         return f"!pto.local_array<array<i64: {_dims(self.shape)}>, {generic_dtype(self.dtype)}>"
 
-    __str__ = ptoas
 
 
 @dataclass(frozen=True)
-class ElementType:
+class ElementType(_TypeView):
     """A pto low-precision element type (`!pto.hif8`, `!pto.f8E8M0`, ...).
     Its generic spelling is `!pto.low_precision<"hif8">`: IRDL type names
     must be lower case."""
@@ -314,8 +313,6 @@ class ElementType:
 
     def generic(self) -> str:
         return f'!pto.low_precision<"{self.name}">'
-
-    __str__ = ptoas
 
 
 PtoType = TileBufType | MultiTileBufType | PtrType | ViewType | LocalArrayType | ElementType
