@@ -10,10 +10,10 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..allocs import AllocOperands, alloc_operands, create_alloc
-from ..buffers import escape_reason
+from ..buffers import escape_reason, is_buffer
 from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
-from ..ir_utils import ConstantInts, defined_inside
+from ..ir_utils import ConstantInts, defined_inside, nested_in
 from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
@@ -148,18 +148,6 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         patterns = RewritePatternSet()
         patterns.add("scf.for", lambda op, rewriter: conversion.convert_loop(op.operation))
         walk_and_apply_patterns(module, patterns.freeze())
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    while op is not None:
-        if op == loop:
-            return True
-        op = op.parent
-    return False
-
-
-def _is_buffer(value: ir.Value) -> bool:
-    return buffer_type(value.type) is not None
 
 
 def _resized(tile: ir.Value) -> bool:
@@ -344,7 +332,7 @@ class _Conversion:
         while op is not None and op.name != "func.func":
             block = op.block
             for value in self.buffers_defined_in(block):
-                if any(_inside(use.owner.operation, loop) for use in value.uses):
+                if any(nested_in(use.owner.operation, loop) for use in value.uses):  # the loop op itself too (an iter_args init)
                     used.append(value)
             owner = block.owner
             op = owner.operation if owner is not None else None
@@ -356,11 +344,11 @@ class _Conversion:
         a tile), once per block and run."""
         found = self.block_buffers.get(block)
         if found is None:
-            found = [a for a in block.arguments if _is_buffer(a)]
+            found = [a for a in block.arguments if is_buffer(a)]
             for view in block.operations:
                 op = view.operation
                 if op.name in ALLOC_OPS or op.name in VIEW_OPS or (len(op.regions) and len(op.results)):
-                    found.extend(r for r in op.results if _is_buffer(r))
+                    found.extend(r for r in op.results if is_buffer(r))
             self.block_buffers[block] = found
         return found
 

@@ -14,7 +14,7 @@ from .. import diagnostics
 from ..allocs import ALLOC_OPS, alloc_operands, has_addr
 from ..buffers import escape_reason, forward_aliases
 from ..diagnostics import location_text
-from ..ir_utils import defined_inside, walk_ops
+from ..ir_utils import defined_inside, nested_in, walk_ops
 from ..loop_carried import loop_carried_buffers
 from ..loop_index import LoopBounds, static_trip_count
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
@@ -103,17 +103,8 @@ def _valid_shape_set_in(tile: ir.Value, loop: ir.Operation) -> bool:
     for value in forward_aliases(tile):
         for use in value.uses:
             owner = use.owner
-            if owner.name == "pto.set_validshape" and use.operand_number == 0 and _inside(owner.operation, loop):
+            if owner.name == "pto.set_validshape" and use.operand_number == 0 and nested_in(owner.operation.parent, loop):
                 return True
-    return False
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None:
-        if parent == loop:
-            return True
-        parent = parent.parent
     return False
 
 

@@ -42,14 +42,18 @@ class ConstantInts:
             return result
 
 
+def nested_in(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
+    """Whether `op` lies in one of `ancestor`'s regions (at any depth);
+    `op` may be None, for nothing."""
+    while op is not None:
+        if op == ancestor:
+            return True
+        op = op.parent
+    return False
+
+
 def defined_inside(value: ir.Value, op: ir.Operation) -> bool:
     """Whether `value` is defined in one of `op`'s regions (at any depth)."""
     if isinstance(value, ir.BlockArgument):
-        owner = value.owner.owner
-    else:
-        owner = value.owner.operation.parent
-    while owner is not None:
-        if owner == op:
-            return True
-        owner = owner.parent
-    return False
+        return nested_in(value.owner.owner, op)
+    return nested_in(value.owner.operation.parent, op)
