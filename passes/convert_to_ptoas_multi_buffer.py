@@ -18,7 +18,8 @@ from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..report import LoopDecision, TileDecision
+from ..report import LoopDecision, SlotModelNumbers, TileDecision
+from ..slot_model import Candidate, SlotChoice, choose_slots, format_cycles, tile_pipes
 from ..targets import ARCH_NAMES, space_spec
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
 from ..vocabulary import (
@@ -130,6 +131,25 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     With `normalize-loops=true`, a loop whose step is not 1 or whose lower
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
     (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
+
+    With `slots=model`, each eligible tile gets its own slot count in
+    [1, N], chosen with the static pipe schedule (the costs and dependence
+    rules of `pto-run --cycles`, docs/tools.md): a tile only one pipe
+    touches gets 1 (that pipe runs in order, so a second slot overlaps
+    nothing); the others start at N; while a space cannot hold them, a slot
+    is taken from the tile that loses the fewest modelled cycles per
+    iteration per byte freed; then each tile, largest first, keeps the
+    fewest slots at which the loop stays within 1% of the best that fits.
+    A tile left at 1 slot stays a `pto.alloc_tile`; each slot count has its
+    own slot index (`arith.remui %iv, %c3` beside `%c2`). Every count is a
+    remark at the tile with the cycles per iteration it was chosen by, the
+    loop's remark gives the cycles with every tile single, with the choice
+    and with `slots=uniform`, and the report carries the same numbers
+    (`LoopDecision.model`, `TileDecision.slots`). When no tile gets a
+    second slot the loop stays as it is but with `pto.pipeline_stages = 1`
+    (replicating it would buy nothing either). A loop the static schedule
+    cannot time (data-dependent control flow) keeps the single-pipe rule
+    and gives its other tiles N slots, reduced together to fit.
     """
 
     name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
@@ -137,6 +157,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     spaces: tuple[str, ...] = option(("vec", "mat"), "memory spaces whose tiles are multi-buffered", choices=SPACES)
     normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")
     arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
+    slots: str = option(
+        "uniform",
+        "uniform: every eligible tile gets N slots; model: each its own count in [1, N], chosen by the pipe model",
+        choices=("uniform", "model"),
+    )
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
@@ -171,6 +196,7 @@ class _Conversion:
         self.name = options.name
         self.spaces = options.spaces
         self.normalize_loops = options.normalize_loops
+        self.by_model = options.slots == "model"
         self.run = run
         self.arch = arch
         self.constants = ConstantInts()
@@ -208,7 +234,10 @@ class _Conversion:
             note = f"pipeline loop asks for {requested} slots but a multi-tile buffer holds at most {MAX_SLOTS}; using {MAX_SLOTS}"
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
-        slots, reason = self.fit_slots(wanted, eligible, self.bytes_beside(loop, tiles))
+        beside = self.bytes_beside(loop, tiles)
+        slots, reason = self.fit_slots(wanted, eligible, beside)
+        if self.by_model:
+            return self.convert_by_model(loop, decision, eligible, wanted, beside, slots)
         if slots < MIN_SLOTS:
             self.decline(loop, decision, reason)
             for t in decision.tiles:
@@ -217,15 +246,82 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(loop, eligible, slots)
+        self.rewrite(loop, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
+        for t in decision.tiles:
+            if t.converted:
+                t.slots = slots
         if self.run.verbose:
             diagnostics.emit_remark(
                 loop.location,
                 f"pipeline loop converted to {slots}-slot multi-buffering of {len(eligible)} tile(s)",
             )
         return False
+
+    def convert_by_model(
+        self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], wanted: int, beside: dict[str, int], uniform: int
+    ) -> bool:
+        """slots=model: each eligible tile its own count (pto_dialect/slot_model.py);
+        every count is a remark with its numbers, and so is the loop's."""
+        candidates = [
+            Candidate(t.alloc, t.space, self.slot_stride(t), tile_pipes(t.alloc), location_text(t.alloc.location)) for t in eligible
+        ]
+        room = {c.space: space_spec(self.arch, c.space).capacity - beside.get(c.space, 0) for c in candidates}
+        choice = choose_slots(loop, candidates, wanted, room, uniform if uniform >= MIN_SLOTS else 0, self.arch)
+        decision.model = _model_numbers(choice)
+        if not choice.timed:
+            note = f"slots=model cannot time this loop ({choice.problem}); its tiles touched by more than one pipe keep the slots that fit"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
+        for trade in choice.trades:
+            note = f"slots=model: not every slot fits; {trade.describe()}"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
+        if not choice.fits:
+            spaces = sorted({c.space for c in candidates if _room_left_of(c.space, candidates, room) < 0})
+            self.decline(loop, decision, f"its eligible tiles do not fit \"{spaces[0]}\" on {self.arch} even with one slot each")
+            for t in decision.tiles:
+                t.converted = False
+            return True
+        records = {t.location: t for t in decision.tiles}
+        for t in eligible:
+            count = choice.slots[t.alloc]
+            text = f"slots=model: {count} slot{'s' if count != 1 else ''}: {choice.why[t.alloc]}"
+            diagnostics.emit_remark(t.alloc.location, text)
+            record = records.get(location_text(t.alloc.location))
+            if record is not None:
+                record.converted = count > 1
+                record.slots = count
+                if count == 1:
+                    record.reason = text
+        summary = self.model_summary(eligible, choice)
+        buffered = [t for t in eligible if choice.slots[t.alloc] > 1]
+        if not buffered:
+            # Replicating the body would buy what the slots would: nothing.
+            set_pipeline_stages(loop, self.converted_stages)
+            self.run.changed(loop)
+            decision.slots = 1
+            self.decline(loop, decision, f"slots=model gives no tile a second slot ({summary}); pto.pipeline_stages is set to 1")
+            return False
+        counts = [choice.slots[t.alloc] for t in buffered]
+        self.rewrite(loop, buffered, counts)  # erases the allocs choice.slots is keyed by
+        decision.converted = True
+        decision.slots = max(counts)
+        note = f"pipeline loop converted by slots=model: {summary}"
+        decision.reasons.append(note)
+        diagnostics.emit_remark(loop.location, note)
+        return False
+
+    @staticmethod
+    def model_summary(eligible: list[_Tile], choice: SlotChoice) -> str:
+        counts = [choice.slots[t.alloc] for t in eligible]  # before the rewrite erases the allocs
+        text = f"slots {', '.join(map(str, counts))} for its {len(eligible)} eligible tile{'s' if len(eligible) != 1 else ''}"
+        if choice.cycles_single is not None and choice.cycles_chosen is not None:
+            text += f", {format_cycles(choice.cycles_single)} -> {format_cycles(choice.cycles_chosen)} cycles per iteration modelled"
+        if choice.cycles_uniform is not None:
+            text += f"; {choice.uniform_slots} slots for every tile (slots=uniform) would give {format_cycles(choice.cycles_uniform)}"
+        return text
 
     def decline(self, loop: ir.Operation, decision: LoopDecision, reason: str) -> None:
         decision.reasons.append(reason)
@@ -359,6 +455,10 @@ class _Conversion:
             return view.region_bytes(alignment)
         return align_up(view.nbytes, alignment)
 
+    def slot_stride(self, t: _Tile) -> int:
+        """Bytes one slot of `t` takes: its dense bytes, aligned (row_plus_one tiles are not slots)."""
+        return align_up(t.view.dense_bytes, space_spec(self.arch, t.space).alignment)
+
     def fit_slots(self, requested: int, tiles: list[_Tile], beside: dict[str, int]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's
         multi-buffered tiles fit every space next to what else the loop
@@ -366,9 +466,7 @@ class _Conversion:
         requested (0 when even 2 do not fit)."""
         strides: dict[str, int] = {}
         for t in tiles:
-            alignment = space_spec(self.arch, t.space).alignment
-            # a slot's stride counts its dense bytes (row_plus_one tiles are not slots)
-            strides[t.space] = strides.get(t.space, 0) + align_up(t.view.dense_bytes, alignment)
+            strides[t.space] = strides.get(t.space, 0) + self.slot_stride(t)
         slots = requested
         limiting = None
         for space, stride_sum in strides.items():
@@ -394,7 +492,10 @@ class _Conversion:
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], slots: int) -> None:
+    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], counts: list[int]) -> None:
+        """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
+        replace its alloc by a `multi_tile_get` at the slot index of that
+        count (one index per distinct count)."""
         bounds = LoopBounds.of(loop, self.constants)
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             normalize_loop(loop)
@@ -402,24 +503,26 @@ class _Conversion:
         index = ir.IndexType.get()
         regions = []
         with ir.InsertionPoint(loop):
-            for t in tiles:
+            for t, slots in zip(tiles, counts):
                 region_type = self.types.get(MultiTileBufType(t.view, slots))
                 region = create_alloc("pto.alloc_multi_tile", region_type, t.operands.with_addr(None), loc=t.alloc.location)
                 self.run.changed(region)
                 regions.append(region.result)
         body = loop.regions[0].blocks[0]
-        # The slot count constant goes next to its one use, the slot index,
-        # at the top of the body.
+        # Each slot count's constant goes next to its one use, the slot
+        # index, at the top of the body.
+        slot_of: dict[int, ir.Value] = {}
         with ir.InsertionPoint.at_block_begin(body), loop.location:
-            count = ir.Operation.create(
-                "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, slots)}
-            ).result
-            slot = build_slot_index(loop, count, bounds)
-        for t, region in zip(tiles, regions):
+            for slots in sorted(set(counts)):
+                count = ir.Operation.create(
+                    "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, slots)}
+                ).result
+                slot_of[slots] = build_slot_index(loop, count, bounds)
+        for t, region, slots in zip(tiles, regions, counts):
             get = ir.Operation.create(
                 "pto.multi_tile_get",
                 results=[t.value.type],
-                operands=[region, slot],
+                operands=[region, slot_of[slots]],
                 loc=t.alloc.location,
                 ip=ir.InsertionPoint(t.alloc),
             )
@@ -428,3 +531,21 @@ class _Conversion:
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
+
+
+def _room_left_of(space: str, candidates: list[Candidate], room: dict[str, int]) -> int:
+    """Bytes of `space` left with one slot per candidate."""
+    return room.get(space, 0) - sum(c.stride for c in candidates if c.space == space)
+
+
+def _model_numbers(choice: SlotChoice) -> SlotModelNumbers:
+    return SlotModelNumbers(
+        timed=choice.timed,
+        problem=choice.problem,
+        cycles_single=choice.cycles_single,
+        cycles_chosen=choice.cycles_chosen,
+        cycles_uniform=choice.cycles_uniform,
+        uniform_slots=choice.uniform_slots,
+        trades=[t.describe() for t in choice.trades],
+        schedules=choice.schedules,
+    )

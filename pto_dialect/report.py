@@ -20,6 +20,22 @@ class TileDecision:
     type: str
     converted: bool
     reason: str = ""
+    slots: int = 0  # slots it got when converted (slots=model: its own count; 1 stays single)
+
+
+@dataclass
+class SlotModelNumbers:
+    """What `slots=model` timed for one loop (cycles per iteration, modelled
+    by the static pipe schedule; None where it was not timed)."""
+
+    timed: bool
+    problem: str = ""  # why the loop could not be timed
+    cycles_single: float | None = None  # every eligible tile single
+    cycles_chosen: float | None = None  # the choice made
+    cycles_uniform: float | None = None  # every eligible tile at `uniform_slots`
+    uniform_slots: int = 0  # what slots=uniform would give (0: it would not convert)
+    trades: list[str] = field(default_factory=list)  # slots taken away for capacity, and what each cost
+    schedules: int = 0  # choices timed
 
 
 @dataclass
@@ -33,6 +49,7 @@ class LoopDecision:
     slots: int = 0
     reasons: list[str] = field(default_factory=list)
     tiles: list[TileDecision] = field(default_factory=list)
+    model: SlotModelNumbers | None = None  # slots=model only
 
 
 @dataclass

@@ -74,7 +74,7 @@ from ..interpreter.memory import TileLayout, tile_layout
 from ..interpreter.trace import Access, TraceEvent, block_accesses
 from ..ops import op_def
 from ..targets import space_spec
-from ..types import DTYPE_BYTES, DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
+from ..types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from ..vocabulary import ArchError, resolve_arch
 from .costs import CostTable, cost_table
 from .schedule import PIPE_NAMES, Schedule, ScheduledOp, schedule
@@ -379,11 +379,19 @@ class _Evaluator:
     """Runs the loop body over the IR, building trace events instead of
     computing data."""
 
-    def __init__(self, loop: ir.Operation, arch: str, func: ir.Operation | None, values: Mapping[int, object]) -> None:
+    def __init__(
+        self,
+        loop: ir.Operation,
+        arch: str,
+        func: ir.Operation | None,
+        values: Mapping[int, object],
+        slots: Mapping[ir.Operation, int] | None = None,
+    ) -> None:
         self.loop = loop
         self.arch = arch
         self.func = func
         self.values = values  # function argument index -> given value
+        self.slots = slots or {}  # alloc_tile -> the slot count it is modelled with
         self.env: dict[ir.Value, object] = {}
         self.symbols: dict[tuple, int] = {}
         self.names: dict[int, str] = {}
@@ -698,8 +706,13 @@ def _alloc_tile(ev: _Evaluator, op: ir.Operation) -> None:
     layout = ev.layout_of(op, tile)
     valid = ev.valid_of(op, tile, operands.valid_row, operands.valid_col)
     addr = ev.addr_of(op, operands.addr)
+    count = ev.slots.get(op, 1)
     if addr is not None:
         ev.env[op.results[0]] = _Tile(tile.loc, addr, layout, valid)
+    elif count > 1:  # as if it were a multi_tile_get of a count-slot region at ((iv - lb) / step) mod count
+        slot = ev.iteration % count
+        stride = MultiTileBufType(tile, count).stride(space_spec(ev.arch, tile.loc).alignment)
+        ev.env[op.results[0]] = _Tile(ev.private_label(op, tile.loc), slot * stride, layout, valid, slot)
     else:
         ev.env[op.results[0]] = _Tile(ev.private_label(op, tile.loc), 0, layout, valid)
 
@@ -989,6 +1002,7 @@ def loop_schedule(
     source_text: str | None = None,
     costs: CostTable | None = None,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    slots: Mapping[ir.Operation, int] | None = None,
 ) -> LoopSchedule:
     """The static pipe schedule of `loop_op` (an `scf.for`), in the steady
     state, without executing the kernel.
@@ -1000,6 +1014,11 @@ def loop_schedule(
     arguments of the enclosing function (by name as `pto-run --arg` takes
     them, or by index; `source_text` names them as the source does) and the
     shapes of dynamic tensor view arguments; the others are unknown.
+    `slots` models a choice before it is made: a `pto.alloc_tile` without
+    addr mapped to s > 1 is timed as if it were slot `((iv - lb) / step)
+    mod s` of an s-slot multi-tile buffer (what
+    convert-to-ptoas-multi-buffer would make of it), so its bytes in
+    iteration k are those of slot k mod s.
     Raises StaticScheduleError for what it cannot model (module docstring).
     """
     loop = _operation(loop_op)
@@ -1014,8 +1033,8 @@ def loop_schedule(
         raise StaticScheduleError(loop.location, str(e)) from None
     table = costs or cost_table(arch)
     func = _enclosing(loop, "func.func")
-    ev = _Evaluator(loop, arch, func, _argument_values(func, values, source_text))
-    counts = _slot_counts(loop)
+    ev = _Evaluator(loop, arch, func, _argument_values(func, values, source_text), slots)
+    counts = _slot_counts(loop) + [s for s in (slots or {}).values() if s > 1]
     period_hint = math.lcm(*counts) if counts else 1
     trip = None
     if _is_int(ev.lb) and _is_int(ev.ub) and _is_int(ev.step):

@@ -1,0 +1,235 @@
+"""Slot counts chosen by the pipe model: `convert-to-ptoas-multi-buffer{slots=model}`
+(docs/passes.md, `convert-to-ptoas-multi-buffer`).
+
+Every eligible tile of a pipeline loop asking for N stages gets its own
+slot count in [1, N] (1: it stays a single `pto.alloc_tile`). The choice is
+timed with the static pipe schedule (`timing.static_schedule`, the same
+costs and dependence rules as `pto-run --cycles`), which can time a choice
+before it is made (`loop_schedule(..., slots=...)`):
+
+1. A tile whose readers and writers all run on one pipe gains nothing from
+   a second slot: the pipe runs in order, so iteration k+1's first access
+   starts after iteration k's last one anyway. It gets 1 slot, untimed.
+2. The others start at N slots.
+3. While a space cannot hold the choice (beside what else the loop holds
+   there), one slot is taken from the tile that loses the fewest modelled
+   cycles per iteration per byte it frees (ties: the larger tile first),
+   and the trade is recorded.
+4. What remains is the best choice that fits; then, largest tiles first,
+   each tile gets the fewest slots at which the loop's cycles per
+   iteration stay within `TOLERANCE` of that best.
+
+Timing every choice would be N^T schedules for T tiles; the greedy above
+times at most 3 + T * (N - 1) plus T per slot taken away. More slots put a
+tile's iterations further apart in memory and so take dependences away
+(nearly always: with 3 slots iteration k meets k - 3, with 2 it meets
+k - 2, which ends later), so the choice that keeps every slot that fits is
+taken as the best one.
+
+A loop the static schedule cannot time (data-dependent control flow, an op
+without semantics: `StaticScheduleError`) keeps rule 1, and its other tiles
+get N slots, reduced together as `slots=uniform` would when they do not fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from .catalogue import CATALOGUE
+from .liveness import buffer_values
+from .timing.static_schedule import StaticScheduleError, loop_schedule
+
+TOLERANCE = 0.01
+"""How much slower than the best choice (as a fraction) a smaller one may be."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An eligible tile of the loop, as the model sees it."""
+
+    alloc: ir.Operation
+    space: str
+    stride: int  # bytes one slot takes (its dense bytes, aligned)
+    pipes: tuple[str, ...]  # the pipes of the ops that read or write it
+    location: str
+
+
+@dataclass
+class CapacityTrade:
+    """One slot taken from a tile because its space was full."""
+
+    tile: str  # the tile's location
+    space: str
+    slots_from: int
+    slots_to: int
+    bytes_freed: int
+    cycles_before: float | None  # per iteration, modelled (None: not timed)
+    cycles_after: float | None
+
+    def describe(self) -> str:
+        timed = ""
+        if self.cycles_before is not None and self.cycles_after is not None:
+            timed = f", {format_cycles(self.cycles_before)} -> {format_cycles(self.cycles_after)} cycles per iteration"
+        return f"tile at {self.tile}: {self.slots_from} -> {self.slots_to} slots frees {self.bytes_freed} bytes of \"{self.space}\"{timed}"
+
+
+@dataclass
+class SlotChoice:
+    """The model's answer for one loop."""
+
+    slots: dict[ir.Operation, int]  # eligible alloc -> its slot count (1: stays single)
+    why: dict[ir.Operation, str]  # eligible alloc -> the numbers behind its count
+    fits: bool = True  # False: even one slot each overflows a space
+    timed: bool = True  # False: the loop could not be timed (`problem` says why)
+    problem: str = ""
+    cycles_single: float | None = None  # every eligible tile single
+    cycles_chosen: float | None = None
+    cycles_uniform: float | None = None  # every eligible tile at `uniform_slots`
+    uniform_slots: int = 0
+    trades: list[CapacityTrade] = field(default_factory=list)
+    schedules: int = 0  # how many choices were timed
+
+
+def format_cycles(x: float) -> str:
+    """Modelled cycles as remarks print them: whole when whole."""
+    return f"{x:.0f}" if abs(x - round(x)) < 0.05 else f"{x:.1f}"
+
+
+def tile_pipes(alloc: ir.Operation) -> tuple[str, ...]:
+    """The pipes of the ops that read or write the buffer `alloc` defines
+    (through its views), in a fixed order. Ops without a pipe (views,
+    scalar access) move no tile data on a pipe and are not counted."""
+    pipes: set[str] = set()
+    for value in buffer_values(alloc):
+        for use in value.uses:
+            spec = CATALOGUE.get(use.owner.operation.name)
+            if spec is not None and spec.pipe is not None:
+                pipes.add(spec.pipe.value)
+    return tuple(sorted(pipes))
+
+
+def _room_left(candidates: list[Candidate], choice: dict[ir.Operation, int], room: dict[str, int]) -> dict[str, int]:
+    left = dict(room)
+    for c in candidates:
+        left[c.space] = left.get(c.space, 0) - choice[c.alloc] * c.stride
+    return left
+
+
+def choose_slots(
+    loop: ir.Operation,
+    candidates: list[Candidate],
+    requested: int,
+    room: dict[str, int],
+    uniform_slots: int,
+    arch: str,
+) -> SlotChoice:
+    """Each candidate's slot count in [1, requested] (module docstring).
+    `room` is, per space, the bytes the candidates may take in all (the
+    capacity less what else the loop holds there); a tile left at 1 slot
+    still takes its one stride. `uniform_slots` is what `slots=uniform`
+    gives every tile (0: it would not convert the loop), timed for the
+    comparison in the remarks."""
+    single = {c.alloc for c in candidates if len(c.pipes) <= 1}
+    choice = {c.alloc: 1 if c.alloc in single else requested for c in candidates}
+    why: dict[ir.Operation, str] = {}
+    for c in candidates:
+        if c.alloc in single:
+            touched = f"only touched by {c.pipes[0]}" if c.pipes else "touched by no pipe"
+            why[c.alloc] = f"it is {touched}, so a second slot would overlap nothing"
+    result = SlotChoice(choice, why, uniform_slots=uniform_slots)
+    cache: dict[tuple[int, ...], float] = {}
+
+    def timed(trial: dict[ir.Operation, int]) -> float:
+        key = tuple(trial[c.alloc] for c in candidates)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = loop_schedule(loop, arch, slots=trial).cycles_per_iteration
+            result.schedules += 1
+        return found
+
+    try:
+        result.cycles_single = timed(dict.fromkeys(choice, 1))
+        if uniform_slots:
+            result.cycles_uniform = timed(dict.fromkeys(choice, uniform_slots))
+        _fit(candidates, choice, room, result, timed)
+        if not result.fits:
+            return result
+        best = timed(choice)
+        for c in sorted(candidates, key=lambda c: (-c.stride, c.location)):
+            have = choice[c.alloc]
+            if have <= 1:
+                continue
+            for fewer in range(1, have):
+                cycles = timed({**choice, c.alloc: fewer})
+                if cycles <= best * (1 + TOLERANCE) + 1e-9:
+                    choice[c.alloc] = fewer
+                    break
+        result.cycles_chosen = timed(choice)
+        for c in candidates:
+            if c.alloc not in why:
+                why[c.alloc] = _why_timed(c, choice, timed, requested)
+    except StaticScheduleError as e:
+        result.timed = False
+        result.problem = e.message
+        result.trades.clear()
+        for c in candidates:
+            choice[c.alloc] = 1 if c.alloc in single else requested
+        _fit(candidates, choice, room, result, None)
+        for c in candidates:
+            if c.alloc not in why:
+                why[c.alloc] = "the loop cannot be timed statically, so it keeps the slots that fit"
+    return result
+
+
+def _why_timed(c: Candidate, choice: dict[ir.Operation, int], timed: Callable, requested: int) -> str:
+    """The numbers behind a timed tile's count: what one slot fewer would
+    cost, and what the slots it did not get would have gained."""
+    have = choice[c.alloc]
+    now = format_cycles(timed(choice))
+    parts = []
+    if have < requested:
+        more = format_cycles(timed({**choice, c.alloc: requested}))
+        parts.append(f"with {requested} the loop would take {more} cycles per iteration, with {have} {now}: less than {TOLERANCE:.0%} apart")
+    if have > 1:
+        fewer = format_cycles(timed({**choice, c.alloc: have - 1}))
+        parts.append(f"with {have - 1} the loop would take {fewer} cycles per iteration instead of {now}")
+    return "; ".join(parts)
+
+
+def _fit(
+    candidates: list[Candidate],
+    choice: dict[ir.Operation, int],
+    room: dict[str, int],
+    result: SlotChoice,
+    timed: Callable | None,
+) -> None:
+    """Take slots away until every space holds the choice (step 3 of the
+    module docstring); untimed, from the largest tile first."""
+    while True:
+        left = _room_left(candidates, choice, room)
+        over = {space for space, bytes_left in left.items() if bytes_left < 0}
+        if not over:
+            return
+        options = [c for c in candidates if c.space in over and choice[c.alloc] > 1]
+        if not options:
+            result.fits = False
+            return
+        now = timed(choice) if timed is not None else None
+
+        def cost(c: Candidate, now: float | None = now) -> tuple:
+            if timed is None or now is None:
+                return (0.0, -c.stride, c.location)
+            lost = timed({**choice, c.alloc: choice[c.alloc] - 1}) - now
+            return (max(lost, 0.0) / c.stride, -c.stride, c.location)
+
+        pick = min(options, key=cost)
+        have = choice[pick.alloc]
+        choice[pick.alloc] = have - 1
+        after = timed(choice) if timed is not None else None
+        result.trades.append(CapacityTrade(pick.location, pick.space, have, have - 1, pick.stride, now, after))
+
+
+__all__ = ["TOLERANCE", "Candidate", "CapacityTrade", "SlotChoice", "choose_slots", "format_cycles", "tile_pipes"]
