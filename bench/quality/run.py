@@ -65,10 +65,12 @@ class Variant:
     name: str
     stages: int
     multi_buffer: bool
+    slots: str = "uniform"  # convert-to-ptoas-multi-buffer's slots option
 
-    def pipeline(self, kernel: Kernel) -> str:
-        convert = f"convert-to-ptoas-multi-buffer{{spaces={kernel.spaces}}}," if self.multi_buffer else ""
-        return f"builtin.module({convert}pto-lower-pipeline-loops,pto-allocate-memory-addr)"
+    def pipeline(self, kernel: Kernel, allocate: bool = True) -> str:
+        convert = f"convert-to-ptoas-multi-buffer{{spaces={kernel.spaces} slots={self.slots}}}," if self.multi_buffer else ""
+        allocation = ",pto-allocate-memory-addr" if allocate else ""
+        return f"builtin.module({convert}pto-lower-pipeline-loops{allocation})"
 
 
 KERNELS = [
@@ -89,7 +91,11 @@ VARIANTS = [
     Variant("replicate N=2", 2, False),
     Variant("multi-buffer N=2", 2, True),
     Variant("multi-buffer N=3", 3, True),
+    Variant("slots=model N=2", 2, True, "model"),
+    Variant("slots=model N=3", 3, True, "model"),
 ]
+"""The multi-buffer variants run with slots=uniform (the contract's
+behaviour) and slots=model (each tile the count the pipe model picks)."""
 
 
 @dataclass
@@ -104,23 +110,32 @@ class Result:
     speedup: float  # over "none"
     busy: dict[str, int]
     ops: int
+    unallocated_cycles: int  # the same variant without pto-allocate-memory-addr
+    peak_bytes: dict[str, int]  # per space, the allocator's pto.memory_usage
+
+    @property
+    def allocation_cost(self) -> float:
+        """Allocated cycles over unallocated ones, less one: what sharing bytes costs."""
+        return self.cycles / self.unallocated_cycles - 1
 
 
-def run_variant(kernel: Kernel, variant: Variant, text: str):
-    """The variant's execution (with trace) and its schedule."""
+def run_variant(kernel: Kernel, variant: Variant, text: str, allocate: bool = True):
+    """The variant's execution (with trace), its schedule and the
+    allocator's peak bytes per space (empty when not allocated)."""
     source = STAGES.sub(f"pto.pipeline_stages = {variant.stages} : i64", text)
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)
         ctx.attach_diagnostic_handler(lambda d: d.severity != ir.DiagnosticSeverity.ERROR)  # remarks are expected
         module = pto_dialect.parse(source, name=kernel.path)  # ptoas syntax (ir.Module.parse reads only the generic form)
-        pto_dialect.run_passes(module, variant.pipeline(kernel))
+        report = pto_dialect.run_passes(module, variant.pipeline(kernel, allocate))
+        peak = {space: b for memory in report.memory for space, b in memory.peak.items()}
         try:
             execution = execute(module.operation, kernel.function, source_text=source, trace=True)
         except InterpreterError as e:
             raise SystemExit(f"{kernel.path} ({variant.name}): {e}") from None
     if execution.warnings:
         raise SystemExit(f"{kernel.path} ({variant.name}): {execution.warnings[0].message}")
-    return execution, schedule(execution.trace, cost_table(execution.arch))
+    return execution, schedule(execution.trace, cost_table(execution.arch)), peak
 
 
 def measure(kernels: list[Kernel]) -> list[Result]:
@@ -131,7 +146,8 @@ def measure(kernels: list[Kernel]) -> list[Result]:
             raise SystemExit(f"{kernel.path}: expected exactly one pipeline loop")
         baseline = None
         for variant in VARIANTS:
-            execution, s = run_variant(kernel, variant, text)
+            execution, s, peak = run_variant(kernel, variant, text)
+            unallocated = run_variant(kernel, variant, text, allocate=False)[1]
             if baseline is None:
                 baseline = (execution, s)
             else:
@@ -150,32 +166,55 @@ def measure(kernels: list[Kernel]) -> list[Result]:
                     baseline[1].cycles / s.cycles,
                     {p: s.pipes[p].busy for p in PIPE_NAMES},
                     len(s.ops),
+                    unallocated.cycles,
+                    peak,
                 )
             )
     return results
 
 
+def _bytes(peak: dict[str, int]) -> str:
+    return " ".join(f"{space} {b}" for space, b in sorted(peak.items())) or "-"
+
+
 def markdown_table(results: list[Result]) -> str:
-    """One row per kernel; per variant: cycles, efficiency, speedup over none."""
+    """One row per kernel; per variant: cycles, efficiency, speedup over none;
+    then the memory table: per variant the peak bytes per space and what
+    allocation cost in cycles (allocated over unallocated)."""
     kernels = list(dict.fromkeys(r.kernel for r in results))
     header = ["kernel", "lower bound (pipe)"] + [v.name for v in VARIANTS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    memory = ["| " + " | ".join(["kernel"] + [v.name for v in VARIANTS]) + " |", "|" + "---|" * (len(VARIANTS) + 1)]
     for k in kernels:
         row = {r.variant: r for r in results if r.kernel == k}
         first = row[VARIANTS[0].name]
         cells = [k, f"{first.lower_bound} ({first.bound_pipe})"]
+        bytes_cells = [k]
         for v in VARIANTS:
             r = row[v.name]
             cells.append(f"{r.cycles} · {100 * r.efficiency:.0f}% · {r.speedup:.2f}x")
+            bytes_cells.append(f"{_bytes(r.peak_bytes)} · {100 * r.allocation_cost:+.1f}%")
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\nEach cell: cycles · efficiency (lower bound / cycles) · speedup over none.\n"
+        memory.append("| " + " | ".join(bytes_cells) + " |")
+    return (
+        "\n".join(lines)
+        + "\n\nEach cell: cycles · efficiency (lower bound / cycles) · speedup over none.\n\n"
+        + "\n".join(memory)
+        + "\n\nEach cell: peak bytes per space (`pto.memory_usage`) · cycles allocated over unallocated, less one"
+        + " (what the allocator's sharing costs).\n"
+    )
 
 
 def plain_table(results: list[Result]) -> str:
     width = max(len(r.kernel) for r in results)
-    lines = [f"{'kernel':<{width}}  {'variant':<17} {'cycles':>7} {'bound':>7}  {'pipe':<4} {'eff':>5} {'speedup':>7}"]
+    lines = [
+        f"{'kernel':<{width}}  {'variant':<17} {'cycles':>7} {'bound':>7}  {'pipe':<4} {'eff':>5} {'speedup':>7} {'unalloc':>7} {'alloc':>6}  peak bytes"
+    ]
     for r in results:
-        lines.append(f"{r.kernel:<{width}}  {r.variant:<17} {r.cycles:>7} {r.lower_bound:>7}  {r.bound_pipe:<4} {100 * r.efficiency:>4.0f}% {r.speedup:>6.2f}x")
+        lines.append(
+            f"{r.kernel:<{width}}  {r.variant:<17} {r.cycles:>7} {r.lower_bound:>7}  {r.bound_pipe:<4} {100 * r.efficiency:>4.0f}%"
+            f" {r.speedup:>6.2f}x {r.unallocated_cycles:>7} {100 * r.allocation_cost:>+5.1f}%  {_bytes(r.peak_bytes)}"
+        )
     return "\n".join(lines)
 
 
@@ -189,7 +228,7 @@ def draw_chart(results: list[Result], path: Path) -> None:
     by = {(r.kernel, r.variant): r for r in results}
     fig, (ax_speed, ax_eff) = plt.subplots(2, 1, figsize=(max(8, 1.05 * len(kernels)), 7))
     width = 0.8 / len(VARIANTS)
-    colours = ("#9e9e9e", "#8c564b", "#1f77b4", "#2ca02c")
+    colours = ("#9e9e9e", "#8c564b", "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728")
     for j, v in enumerate(VARIANTS):
         xs = [i + (j - (len(VARIANTS) - 1) / 2) * width for i in range(len(kernels))]
         ax_speed.bar(xs, [by[k, v.name].speedup for k in kernels], width, label=v.name, color=colours[j])
