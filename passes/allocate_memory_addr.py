@@ -1,4 +1,4 @@
-"""pto-allocate-memory-addr: constant slot addresses with lifetime-based reuse."""
+"""pto-allocate-memory-addr: constant slot addresses, with reuse that costs no pipe cycles."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..memory_report import FORMATS, render
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
+from ..sharing import PipeAwareSharing, Tier, share_facts
 from ..targets import ARCH_NAMES, space_spec
 from ..types import SPACES, MultiTileBufType, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
@@ -57,6 +58,21 @@ class AllocateMemoryAddr(ModulePass):
     multi-tile region takes N * stride contiguous bytes, stride = its slot's
     bytes aligned up. Placement is a best-fit sweep over program points,
     O(n log n) in the number of buffers.
+
+    Sharing is pipe-aware (`pipe-aware=true`, the default): a buffer takes
+    bytes another one held before only when the dependence that creates
+    costs no cycles, because the pipes already order the two (the first
+    access of the later one is a write on the pipe that, running in order,
+    comes after every access of the earlier one; inside a loop holding
+    both, the same the other way round, since the sharing repeats every
+    iteration). When a space does not fit that way, the buffers also share
+    bytes across pipes where an op then waits once (never inside a loop
+    holding both), and if that does not fit either, wherever lifetimes
+    allow; a remark on the function says which, with the bytes each needs,
+    and the report's `sharing` per space says the same
+    (`free`, `once`, `any`). `pipe-aware=false` shares by lifetimes alone
+    (the least memory). Sharing never changes results, only when ops may
+    start.
 
     Allocs that already have a constant `addr` keep it, as fixed
     reservations that the other buffers avoid (so running the pass twice
@@ -110,6 +126,7 @@ class AllocateMemoryAddr(ModulePass):
     records_changes: ClassVar[bool] = True
     arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
+    pipe_aware: bool = option(True, "share bytes only where the pipes already order the buffers, unless the space then overflows")
     report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
@@ -142,8 +159,14 @@ class AllocateMemoryAddr(ModulePass):
     def allocate_function(self, run: PassRun, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
         """Place the buffers of `func`; rewrite it only when all fit."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
-        liveness = function_liveness(func)
+        pipe_aware = self.reuse and self.pipe_aware
+        liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch)
+        facts = []  # per buffer, what pipe-aware sharing needs
+        if pipe_aware:
+            per_range = share_facts(liveness)
+            index = {live.alloc: i for i, live in enumerate(liveness.buffers)}
+            facts = [per_range[index[b.alloc]] for b in buffers]
         ok = True
         memory = FunctionMemory(function=name, arch=arch)
         placements: dict[str, Placement] = {}
@@ -156,7 +179,19 @@ class AllocateMemoryAddr(ModulePass):
                 continue
             spec = space_spec(arch, space)
             requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed, buffers[i].live.first_use) for i in members]
-            placement = place(requests, spec.alignment, self.reuse)
+            if pipe_aware and any(buffers[i].fixed is None for i in members):
+                placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
+                memory.sharing[space] = tier.value
+                if tier is not Tier.FREE and placement.footprint <= spec.capacity:  # else the overflow error says it all
+                    diagnostics.emit_remark(
+                        func.location,
+                        f"memory space \"{space}\" in @{name}: sharing bytes only where the pipes already order the buffers "
+                        f"needs {first_need} bytes, more than its {spec.capacity} on {arch}; buffers share bytes "
+                        f"{tier.describe()} ({placement.footprint} bytes)",
+                    )
+            else:
+                placement = place(requests, spec.alignment, self.reuse)
+                memory.sharing[space] = Tier.ANY.value if self.reuse else "none"
             peak = live_peak(requests, spec.alignment)
             placements[space] = placement
             memory.peak[space] = placement.footprint
@@ -181,6 +216,20 @@ class AllocateMemoryAddr(ModulePass):
                     run.changed(_set_addr(b.alloc, i64, attrs[addr]))
             set_memory_usage(func, memory.peak)
         return memory, ok
+
+    @staticmethod
+    def _place_pipe_aware(requests: list[Request], alignment: int, capacity: int, facts) -> tuple[Placement, Tier, int]:
+        """The placement of the cheapest sharing tier that fits (docs/passes.md,
+        pipe-aware reuse), its tier, and the bytes the FREE tier needed."""
+        first_need = 0
+        for tier in Tier:
+            sharing = None if tier is Tier.ANY else PipeAwareSharing(facts, tier)
+            placement = place(requests, alignment, True, sharing)
+            if tier is Tier.FREE:
+                first_need = placement.footprint
+            if placement.footprint <= capacity:
+                break
+        return placement, tier, first_need
 
     def _buffers(self, liveness: FunctionLiveness, arch: str) -> list[_Buffer]:
         buffers: list[_Buffer] = []

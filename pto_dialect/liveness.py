@@ -99,6 +99,9 @@ class LiveRange:
     nothing uses it), moved back to the start of every loop the range
     covers entirely. The allocation op itself touches no memory, so a
     buffer holds data only from here; fixed-address checks use this."""
+    uses: list[tuple[int, ir.OpOperand]] = field(default_factory=list)
+    """(point, use) of every use of a value naming it, when asked for
+    (`function_liveness(..., keep_uses=True)`), in no particular order."""
 
     @property
     def is_region(self) -> bool:
@@ -110,6 +113,7 @@ class FunctionLiveness:
     ops: list[ir.Operation]  # ops[p] is the op at program point p
     loops: list[Loop]
     buffers: list[LiveRange]  # one per alloc, in program order
+    loop_of: list[int] = field(default_factory=list)  # the innermost loop around point p, -1 none
 
     def point_of(self, op: ir.Operation) -> int:
         return self._points[op]
@@ -236,8 +240,9 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], confined:
                     loop = loops[loop].parent
 
 
-def function_liveness(func: ir.Operation) -> FunctionLiveness:
-    """The live range of every buffer allocated in `func` (any nesting)."""
+def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLiveness:
+    """The live range of every buffer allocated in `func` (any nesting);
+    with `keep_uses`, each range keeps the uses it was computed from."""
     numbering = _Numbering(func)
     ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
     ranges: list[LiveRange] = []
@@ -257,6 +262,8 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
                 q = points.get(owner)
                 if q is None:  # a use outside the function: cannot happen in valid IR
                     continue
+                if keep_uses:
+                    live.uses.append((q, use))
                 if q > live.end:
                     live.end = q
                 if first_use == -1 or q < first_use:
@@ -291,7 +298,7 @@ def function_liveness(func: ir.Operation) -> FunctionLiveness:
         if live.whole_function:
             live.start, live.end, live.first_use = 0, len(ops) - 1, 0
 
-    result = FunctionLiveness(ops, loops, ranges)
+    result = FunctionLiveness(ops, loops, ranges, loop_of)
     result._points = points
     return result
 

@@ -30,7 +30,9 @@ reservations each buffer has to avoid.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from sortedcontainers import SortedDict, SortedList
 
@@ -138,6 +140,17 @@ class _FreeSpace:
         else:
             self._add(start, end)
 
+    def best_hole(self, size: int, blocked: list[tuple[int, int]]) -> tuple[int, int] | None:
+        """(hole size, base) of the smallest hole with room for `size` bytes
+        clear of `blocked`, or None (the top is not a hole)."""
+        i = self.by_size.bisect_left((size, -1))
+        for n in range(i, len(self.by_size)):
+            hole_size, hole_start = self.by_size[n]
+            base = _fit_avoiding(hole_start, hole_start + hole_size, size, blocked) if blocked else hole_start
+            if base is not None:
+                return hole_size, base
+        return None
+
     def best_fit(self, size: int, blocked: list[tuple[int, int]]) -> int:
         """The base for `size` bytes: the lowest fitting place in the
         smallest hole that has one, else at the top; never inside `blocked`."""
@@ -150,6 +163,73 @@ class _FreeSpace:
             if base is not None:
                 return base
         return _fit_avoiding(self.top, None, size, blocked)
+
+
+_NO_TOP = 1 << 62  # a pool of freed bytes never grows: its top is out of reach
+
+
+class Sharing(Protocol):
+    """Which freed bytes a buffer may take (`place(..., sharing=)`): bytes
+    carry the tag of the buffer that last held them."""
+
+    def tag(self, key: int) -> Hashable:
+        """The tag the bytes of request `key` get when it ends."""
+
+    def compatible(self, tag: Hashable, key: int) -> bool:
+        """Whether request `key` may take bytes last held by a buffer tagged `tag`."""
+
+
+class _Pools:
+    """Free space for `place` with a sharing policy: never-used bytes
+    (holes below the top, and the top) are open to every buffer; freed
+    bytes go to the pool of their last holder's tag, open to the buffers
+    the policy lets reuse them. An empty pool is dropped, so the pools
+    searched are those holding bytes."""
+
+    def __init__(self, sharing: Sharing) -> None:
+        self.sharing = sharing
+        self.fresh = _FreeSpace()
+        self.pools: dict[Hashable, _FreeSpace] = {}
+
+    def best_fit(self, key: int, size: int, blocked: list[tuple[int, int]]) -> tuple[_FreeSpace, int]:
+        """The space and base for request `key`: the smallest fitting hole
+        among the fresh holes and the pools it may use, else the top."""
+        best = None
+        for tag, pool in self.pools.items():
+            if self.sharing.compatible(tag, key):
+                found = pool.best_hole(size, blocked)
+                if found is not None and (best is None or found[0] < best[0]):
+                    best = (found[0], pool, found[1])
+        found = self.fresh.best_hole(size, blocked)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = (found[0], self.fresh, found[1])
+        if best is None:
+            return self.fresh, self.fresh.best_fit(size, blocked)
+        return best[1], best[2]
+
+    def take(self, space: _FreeSpace, start: int, end: int) -> bool:
+        taken = space.take(start, end)
+        if space is not self.fresh and not space.by_addr:
+            self.pools = {tag: pool for tag, pool in self.pools.items() if pool is not space}
+        return taken
+
+    def take_free_parts(self, start: int, end: int) -> list[tuple[int, int]]:
+        """A user placement takes what is free in its range, whoever held it."""
+        parts = []
+        for tag, pool in list(self.pools.items()):
+            parts.extend(pool.take_free_parts(start, end))
+            if not pool.by_addr:
+                del self.pools[tag]
+        parts.extend(self.fresh.take_free_parts(start, end))  # pooled bytes are used as far as fresh is concerned
+        return parts
+
+    def free(self, key: int, start: int, end: int) -> None:
+        tag = self.sharing.tag(key)
+        pool = self.pools.get(tag)
+        if pool is None:
+            pool = self.pools[tag] = _FreeSpace()
+            pool.top = _NO_TOP
+        pool.free(start, end)
 
 
 def _fit_avoiding(lo: int, hi: int | None, size: int, blocked: list[tuple[int, int]]) -> int | None:
@@ -231,11 +311,13 @@ def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int,
     return collisions
 
 
-def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placement:
+def place(requests: list[Request], alignment: int, reuse: bool = True, sharing: Sharing | None = None) -> Placement:
     """Addresses for every request of one space (fixed ones keep theirs).
 
     With `reuse=False` no two buffers share an address range, whatever their
-    lifetimes (fixed requests that the user made overlap stay as given)."""
+    lifetimes (fixed requests that the user made overlap stay as given).
+    With a `sharing` policy, a buffer takes bytes another one held before
+    only when the policy lets it (`Sharing`); bytes never used are open to all."""
     for r in requests:
         if r.fixed is not None and (r.fixed < 0 or r.fixed % alignment):
             raise ValueError(f"fixed address {r.fixed} is not a non-negative multiple of {alignment}")
@@ -257,7 +339,9 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
     events.sort()
 
     placement = Placement(collisions=collisions)
-    space = _FreeSpace()
+    pools = _Pools(sharing) if sharing is not None else None
+    space = pools.fresh if pools is not None else _FreeSpace()
+    take_free_parts = pools.take_free_parts if pools is not None else space.take_free_parts
     held: dict[int, list[tuple[int, int]]] = {}  # key -> the address ranges it holds now
     live_fixed: dict[int, tuple[int, int]] = {}  # fixed keys live now -> their range
     for _, phase, _, key in events:
@@ -265,18 +349,21 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
         r = by_key[key]
         if phase == 0:
             for lo, hi in held.pop(key, ()):
-                space.free(lo, hi)
+                if pools is not None:
+                    pools.free(key, lo, hi)
+                else:
+                    space.free(lo, hi)
             gone = live_fixed.pop(key, None)
             if gone is not None:
                 # overlapping fixed buffers still live take back what was shared
                 for other, (lo, hi) in live_fixed.items():
                     if lo < gone[1] and gone[0] < hi:
-                        held[other].extend(space.take_free_parts(lo, hi))
+                        held[other].extend(take_free_parts(lo, hi))
             continue
         if phase == 1:
             placement.addrs[key] = r.fixed
             live_fixed[key] = (r.fixed, r.fixed + size)
-            held[key] = space.take_free_parts(r.fixed, r.fixed + size)
+            held[key] = take_free_parts(r.fixed, r.fixed + size)
             continue
         blocked = []
         if fixed:
@@ -284,8 +371,12 @@ def place(requests: list[Request], alignment: int, reuse: bool = True) -> Placem
                 (f.fixed, f.fixed + need[f.key])
                 for f in fixed[bisect_right(fixed_starts, r.start) : bisect_right(fixed_starts, r.end)]
             )
-        base = space.best_fit(size, blocked)
-        taken = space.take(base, base + size)
+        if pools is not None:
+            source, base = pools.best_fit(key, size, blocked)
+            taken = pools.take(source, base, base + size)
+        else:
+            base = space.best_fit(size, blocked)
+            taken = space.take(base, base + size)
         assert taken, "best_fit returned a range that is not free"
         placement.addrs[key] = base
         held[key] = [(base, base + size)]
@@ -324,4 +415,4 @@ def live_peak(requests: list[Request], alignment: int) -> LivePeak:
     return peak
 
 
-__all__ = ["LivePeak", "Placement", "Request", "alias_groups", "fixed_collisions", "live_peak", "place", "with_alias_lifetimes"]
+__all__ = ["LivePeak", "Placement", "Request", "Sharing", "alias_groups", "fixed_collisions", "live_peak", "place", "with_alias_lifetimes"]

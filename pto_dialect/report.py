@@ -75,6 +75,9 @@ class FunctionMemory:
     capacity: dict[str, int] = field(default_factory=dict)
     buffers: list[BufferPlacement] = field(default_factory=list)
     live_peak: dict[str, int] = field(default_factory=dict)  # most bytes live at once: a lower bound on `peak`
+    sharing: dict[str, str] = field(default_factory=dict)
+    """Per space, which buffers were let share bytes: "free" (only where the
+    pipes already order them), "once", "any" (lifetimes alone) or "none"."""
 
 
 @dataclass
