@@ -37,8 +37,9 @@ class PtoPipeline(ModulePass):
     """Lower pipeline loops either way: ptoas multi-buffering or replication.
 
     Runs, in order: `convert-to-ptoas-multi-buffer` (only when the switch is
-    on), `pto-lower-pipeline-loops`, then `pto-allocate-memory-addr` (only
-    when `allocate=true`), each with this pass's `arch`. With the switch on,
+    on, with this pass's `slots`), `pto-lower-pipeline-loops`, then
+    `pto-allocate-memory-addr` (only when `allocate=true`), each with this
+    pass's `arch`. With the switch on,
     converted loops are at `pto.pipeline_stages = 1`, so only the loops the
     conversion declined are replicated; with it off, every pipeline loop is.
 
@@ -68,6 +69,9 @@ class PtoPipeline(ModulePass):
     )
     arch: str | None = option(None, "target arch for every sub-pass (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     allocate: bool = option(True, "assign slot addresses (pto-allocate-memory-addr) at the end")
+    slots: str = option(
+        "uniform", "the conversion's slots option: uniform (N slots per tile) or model (each tile its own count)", choices=("uniform", "model")
+    )
 
     def expand(self, pipeline) -> list[ModulePass]:
         switch = resolve_switch(self.use_ptoas_multi_buffer, pipeline.settings)
@@ -77,7 +81,7 @@ class PtoPipeline(ModulePass):
             pipeline.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
         passes: list[ModulePass] = []
         if switch.value:
-            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch))
+            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots))
         passes.append(get_pass_class("pto-lower-pipeline-loops")())
         if self.allocate:
             passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch))

@@ -5,7 +5,8 @@ Every eligible tile of a pipeline loop asking for N stages gets its own
 slot count in [1, N] (1: it stays a single `pto.alloc_tile`). The choice is
 timed with the static pipe schedule (`timing.static_schedule`, the same
 costs and dependence rules as `pto-run --cycles`), which can time a choice
-before it is made (`loop_schedule(..., slots=...)`):
+before it is made (`SlotTimer`: the loop's IR is walked once, and each
+choice only moves the tiles' bytes in the events):
 
 1. A tile whose readers and writers all run on one pipe gains nothing from
    a second slot: the pipe runs in order, so iteration k+1's first access
@@ -40,7 +41,7 @@ from mlir import ir
 
 from .catalogue import CATALOGUE
 from .liveness import buffer_values
-from .timing.static_schedule import StaticScheduleError, loop_schedule
+from .timing.static_schedule import SlotTimer, StaticScheduleError
 
 TOLERANCE = 0.01
 """How much slower than the best choice (as a fraction) a smaller one may be."""
@@ -141,36 +142,44 @@ def choose_slots(
             why[c.alloc] = f"it is {touched}, so a second slot would overlap nothing"
     result = SlotChoice(choice, why, uniform_slots=uniform_slots)
     cache: dict[tuple[int, ...], float] = {}
+    timer: SlotTimer | None = None
 
     def timed(trial: dict[ir.Operation, int]) -> float:
+        nonlocal timer
         key = tuple(trial[c.alloc] for c in candidates)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = loop_schedule(loop, arch, slots=trial).cycles_per_iteration
+            timer = timer or SlotTimer(loop, arch)
+            found = cache[key] = timer.cycles(trial)
             result.schedules += 1
         return found
 
     try:
         result.cycles_single = timed(dict.fromkeys(choice, 1))
-        if uniform_slots:
-            result.cycles_uniform = timed(dict.fromkeys(choice, uniform_slots))
         _fit(candidates, choice, room, result, timed)
         if not result.fits:
             return result
         best = timed(choice)
+        if uniform_slots == requested and not result.trades:
+            # The same as the start but for the single-pipe tiles, whose slots change nothing (rule 1).
+            result.cycles_uniform = best
+        elif uniform_slots:
+            result.cycles_uniform = timed(dict.fromkeys(choice, uniform_slots))
         for c in sorted(candidates, key=lambda c: (-c.stride, c.location)):
             have = choice[c.alloc]
             if have <= 1:
                 continue
+            with_have = timed(choice)
+            kept, rejected = have, None  # the count it keeps; the cycles one slot fewer gives
             for fewer in range(1, have):
                 cycles = timed({**choice, c.alloc: fewer})
                 if cycles <= best * (1 + TOLERANCE) + 1e-9:
-                    choice[c.alloc] = fewer
+                    kept = fewer
                     break
+                rejected = cycles
+            choice[c.alloc] = kept
+            why[c.alloc] = _why_timed(have, with_have, kept, timed(choice), rejected)
         result.cycles_chosen = timed(choice)
-        for c in candidates:
-            if c.alloc not in why:
-                why[c.alloc] = _why_timed(c, choice, timed, requested)
     except StaticScheduleError as e:
         result.timed = False
         result.problem = e.message
@@ -184,18 +193,18 @@ def choose_slots(
     return result
 
 
-def _why_timed(c: Candidate, choice: dict[ir.Operation, int], timed: Callable, requested: int) -> str:
-    """The numbers behind a timed tile's count: what one slot fewer would
-    cost, and what the slots it did not get would have gained."""
-    have = choice[c.alloc]
-    now = format_cycles(timed(choice))
+def _why_timed(have: int, with_have: float, kept: int, with_kept: float, one_fewer: float | None) -> str:
+    """The numbers a timed tile's count was decided by (the other tiles as
+    they were then): what the slots it gave up would have gained, and
+    what one slot fewer would cost."""
     parts = []
-    if have < requested:
-        more = format_cycles(timed({**choice, c.alloc: requested}))
-        parts.append(f"with {requested} the loop would take {more} cycles per iteration, with {have} {now}: less than {TOLERANCE:.0%} apart")
-    if have > 1:
-        fewer = format_cycles(timed({**choice, c.alloc: have - 1}))
-        parts.append(f"with {have - 1} the loop would take {fewer} cycles per iteration instead of {now}")
+    if kept < have:
+        parts.append(
+            f"with {have} the loop would take {format_cycles(with_have)} cycles per iteration, with {kept} "
+            f"{format_cycles(with_kept)}: less than {TOLERANCE:.0%} apart"
+        )
+    if one_fewer is not None:
+        parts.append(f"with {kept - 1} the loop would take {format_cycles(one_fewer)} cycles per iteration instead of {format_cycles(with_kept)}")
     return "; ".join(parts)
 
 

@@ -21,8 +21,11 @@ PASS_PIPELINES = (
     "pto-allocate-memory-addr",
     "pto-pipeline{use-ptoas-multi-buffer=true}",
     "pto-pipeline{use-ptoas-multi-buffer=false}",
+    "pto-pipeline{use-ptoas-multi-buffer=true slots=model}",
 )
-"""What every pipeline kernel is checked under: every pass (docs/passes.md), and the switch both ways."""
+"""What every pipeline kernel is checked under: every pass (docs/passes.md),
+the switch both ways, and the slot counts the pipe model chooses (through
+lowering and the pipe-aware allocation)."""
 
 SAME = "same"
 MISMATCH = "mismatch"

@@ -83,6 +83,7 @@ __all__ = [
     "GM_BIAS",
     "LoopSchedule",
     "StaticEvent",
+    "SlotTimer",
     "StaticScheduleError",
     "loop_schedule",
     "measured_cycles_per_iteration",
@@ -385,13 +386,11 @@ class _Evaluator:
         arch: str,
         func: ir.Operation | None,
         values: Mapping[int, object],
-        slots: Mapping[ir.Operation, int] | None = None,
     ) -> None:
         self.loop = loop
         self.arch = arch
         self.func = func
         self.values = values  # function argument index -> given value
-        self.slots = slots or {}  # alloc_tile -> the slot count it is modelled with
         self.env: dict[ir.Value, object] = {}
         self.symbols: dict[tuple, int] = {}
         self.names: dict[int, str] = {}
@@ -706,13 +705,8 @@ def _alloc_tile(ev: _Evaluator, op: ir.Operation) -> None:
     layout = ev.layout_of(op, tile)
     valid = ev.valid_of(op, tile, operands.valid_row, operands.valid_col)
     addr = ev.addr_of(op, operands.addr)
-    count = ev.slots.get(op, 1)
     if addr is not None:
         ev.env[op.results[0]] = _Tile(tile.loc, addr, layout, valid)
-    elif count > 1:  # as if it were a multi_tile_get of a count-slot region at ((iv - lb) / step) mod count
-        slot = ev.iteration % count
-        stride = MultiTileBufType(tile, count).stride(space_spec(ev.arch, tile.loc).alignment)
-        ev.env[op.results[0]] = _Tile(ev.private_label(op, tile.loc), slot * stride, layout, valid, slot)
     else:
         ev.env[op.results[0]] = _Tile(ev.private_label(op, tile.loc), 0, layout, valid)
 
@@ -1018,85 +1012,159 @@ def loop_schedule(
     addr mapped to s > 1 is timed as if it were slot `((iv - lb) / step)
     mod s` of an s-slot multi-tile buffer (what
     convert-to-ptoas-multi-buffer would make of it), so its bytes in
-    iteration k are those of slot k mod s.
+    iteration k are those of slot k mod s. To time many choices of one
+    loop, `SlotTimer` walks the IR once for all of them.
     Raises StaticScheduleError for what it cannot model (module docstring).
     """
-    loop = _operation(loop_op)
-    if loop.name != "scf.for":
-        raise StaticScheduleError(loop.location, f"'{loop.name}' is not an scf.for")
-    if iterations is not None and iterations < 1:
-        raise StaticScheduleError(loop.location, f"iterations must be positive, got {iterations}")
-    module = _enclosing(loop, "builtin.module")
-    try:
-        arch = resolve_arch(module, arch) if module is not None else (arch or "a2a3")
-    except ArchError as e:
-        raise StaticScheduleError(loop.location, str(e)) from None
-    table = costs or cost_table(arch)
-    func = _enclosing(loop, "func.func")
-    ev = _Evaluator(loop, arch, func, _argument_values(func, values, source_text), slots)
-    counts = _slot_counts(loop) + [s for s in (slots or {}).values() if s > 1]
-    period_hint = math.lcm(*counts) if counts else 1
-    trip = None
-    if _is_int(ev.lb) and _is_int(ev.ub) and _is_int(ev.step):
-        trip = max(0, -(-(ev.ub - ev.lb) // ev.step))
-    target = iterations if iterations is not None else max(_FIRST_UNROLL, 8 * period_hint)
-    cap = iterations if iterations is not None else max(max_iterations, target)
-    while True:
-        while ev.iteration < target:
+    timer = SlotTimer(loop_op, arch, values=values, source_text=source_text, costs=costs)
+    return timer.schedule(slots, iterations, max_iterations)
+
+
+class SlotTimer:
+    """The unrolled events of one loop, walked from the IR once and grown
+    on demand, timed under any choice of slot counts for its
+    `pto.alloc_tile`s without addr (`loop_schedule`'s `slots`): a choice
+    only moves those tiles' bytes (slot k mod s of iteration k lies
+    k mod s strides up), so the events are rewritten, not recomputed."""
+
+    def __init__(
+        self,
+        loop_op: ir.Operation | ir.OpView,
+        arch: str | None = None,
+        *,
+        values: Mapping[str | int, object] | None = None,
+        source_text: str | None = None,
+        costs: CostTable | None = None,
+    ) -> None:
+        loop = _operation(loop_op)
+        if loop.name != "scf.for":
+            raise StaticScheduleError(loop.location, f"'{loop.name}' is not an scf.for")
+        module = _enclosing(loop, "builtin.module")
+        try:
+            arch = resolve_arch(module, arch) if module is not None else (arch or "a2a3")
+        except ArchError as e:
+            raise StaticScheduleError(loop.location, str(e)) from None
+        self.loop = loop
+        self.arch = arch
+        self.table = costs or cost_table(arch)
+        func = _enclosing(loop, "func.func")
+        self.ev = _Evaluator(loop, arch, func, _argument_values(func, values, source_text))
+        self.counts = _slot_counts(loop)
+        ev = self.ev
+        self.trip = None
+        if _is_int(ev.lb) and _is_int(ev.ub) and _is_int(ev.step):
+            self.trip = max(0, -(-(ev.ub - ev.lb) // ev.step))
+        self.iteration_starts: list[int] = []  # index in ev.events of each iteration's first event
+
+    def _unroll(self, target: int) -> None:
+        ev = self.ev
+        while ev.iteration < target and len(ev.events) <= MAX_EVENTS:
+            self.iteration_starts.append(len(ev.events))
             ev.run_iteration()
-            if len(ev.events) > MAX_EVENTS:
+
+    def _events(self, slots: Mapping[ir.Operation, int] | None, count: int) -> list[tuple[int, TraceEvent]]:
+        """The first `count` iterations' events under `slots`."""
+        ev = self.ev
+        end = self.iteration_starts[count] if count < len(self.iteration_starts) else len(ev.events)
+        events = ev.events[:end]
+        shifts = {}
+        for alloc, n in (slots or {}).items():
+            label = ev.private.get(alloc)
+            if n > 1 and label is not None:
+                tile = tile_type(alloc.results[0].type)
+                shifts[label] = (n, MultiTileBufType(tile, n).stride(space_spec(self.arch, tile.loc).alignment))
+        if not shifts:
+            return events
+        out = []
+        for k, e in events:
+            if any(a.buffer in shifts for a in (*e.reads, *e.writes)):
+                e = TraceEvent(e.op, e.pipe, e.location, _shifted(e.reads, shifts, k), _shifted(e.writes, shifts, k), e.elements, e.macs)
+            out.append((k, e))
+        return out
+
+    def cycles(self, slots: Mapping[ir.Operation, int] | None = None) -> float:
+        """The steady state's cycles per iteration under `slots`."""
+        return self.schedule(slots).cycles_per_iteration
+
+    def schedule(
+        self, slots: Mapping[ir.Operation, int] | None = None, iterations: int | None = None, max_iterations: int = DEFAULT_MAX_ITERATIONS
+    ) -> LoopSchedule:
+        """`loop_schedule(loop, slots=slots, iterations=..., ...)`."""
+        loop, ev, trip = self.loop, self.ev, self.trip
+        if iterations is not None and iterations < 1:
+            raise StaticScheduleError(loop.location, f"iterations must be positive, got {iterations}")
+        counts = self.counts + [n for n in (slots or {}).values() if n > 1]
+        period_hint = math.lcm(*counts) if counts else 1
+        target = iterations if iterations is not None else max(_FIRST_UNROLL, 8 * period_hint)
+        cap = iterations if iterations is not None else max(max_iterations, target)
+        while True:
+            self._unroll(target)
+            count = min(target, ev.iteration)
+            events = self._events(slots, count)
+            sched = schedule((e for _, e in events), self.table)
+            ends = _iteration_ends(count, [k for k, _ in events], sched.ops)
+            found = _periodic(ends, max(1, min(len(ends) // 4, max(8, 4 * period_hint))))
+            if found is not None or iterations is not None or target >= cap or len(ev.events) > MAX_EVENTS:
                 break
-        sched = schedule((e for _, e in ev.events), table)
-        ends = _iteration_ends(ev.iteration, [k for k, _ in ev.events], sched.ops)
-        found = _periodic(ends, max(1, min(len(ends) // 4, max(8, 4 * period_hint))))
-        if found is not None or iterations is not None or target >= cap or len(ev.events) > MAX_EVENTS:
-            break
-        target = min(cap, target * 2)
-    n = len(ends)
-    if found is not None:
-        q, d, k0 = found
-        cpi = d / q
-        window = range(k0 + ((n - k0) % q), n)  # whole periods
-        converged = True
-    else:  # the average of the second half (of the loop's own iterations when it has fewer)
-        m = trip if trip is not None and 0 < trip < n else n
-        q, k0 = 1, m // 2
-        cpi = (ends[m - 1] - ends[k0 - 1]) / (m - k0) if k0 > 0 else ends[m - 1] / m
-        window = range(k0, m)
-        converged = False
-        ev.note(f"no periodic steady state within {n} iterations: cycles per iteration are the average of iterations {k0} to {m - 1}")
-    if converged and trip is not None and trip <= k0:
-        ev.note(f"the loop's {trip} iterations end before its steady state (from iteration {k0})")
-    events = [StaticEvent(k, 0, e, o.start, o.end) for (k, e), o in zip(ev.events, sched.ops)]
-    numbered, last, index = [], None, 0
-    for e in events:
-        index = index + 1 if e.iteration == last else 0
-        last = e.iteration
-        numbered.append(StaticEvent(e.iteration, index, e.event, e.start, e.end))
-    busy = dict.fromkeys(PIPE_NAMES, 0.0)
-    ops = dict.fromkeys(PIPE_NAMES, 0.0)
-    span = max(1, len(window))
-    inside = set(window)
-    for e in numbered:
-        if e.iteration in inside:
-            busy[e.pipe] += e.duration / span
-            ops[e.pipe] += 1 / span
-    return LoopSchedule(
-        arch=arch,
-        location=location_text(loop.location),
-        trip_count=trip,
-        iterations=n,
-        events=numbered,
-        iteration_ends=ends,
-        cycles_per_iteration=cpi,
-        period=q,
-        steady_from=k0,
-        converged=converged,
-        per_pipe_busy=busy,
-        per_pipe_ops=ops,
-        schedule=sched,
-        notes=list(ev.notes),
-    )
+            target = min(cap, target * 2)
+        notes = dict(ev.notes)  # what the walk assumed (this choice's own notes are added below)
+        n = len(ends)
+        if found is not None:
+            q, d, k0 = found
+            cpi = d / q
+            window = range(k0 + ((n - k0) % q), n)  # whole periods
+            converged = True
+        else:  # the average of the second half (of the loop's own iterations when it has fewer)
+            m = trip if trip is not None and 0 < trip < n else n
+            q, k0 = 1, m // 2
+            cpi = (ends[m - 1] - ends[k0 - 1]) / (m - k0) if k0 > 0 else ends[m - 1] / m
+            window = range(k0, m)
+            converged = False
+            notes[f"no periodic steady state within {n} iterations: cycles per iteration are the average of iterations {k0} to {m - 1}"] = None
+        if converged and trip is not None and trip <= k0:
+            notes[f"the loop's {trip} iterations end before its steady state (from iteration {k0})"] = None
+        numbered, last, index = [], None, 0
+        for (k, e), o in zip(events, sched.ops):
+            index = index + 1 if k == last else 0
+            last = k
+            numbered.append(StaticEvent(k, index, e, o.start, o.end))
+        busy = dict.fromkeys(PIPE_NAMES, 0.0)
+        ops = dict.fromkeys(PIPE_NAMES, 0.0)
+        span = max(1, len(window))
+        inside = set(window)
+        for e in numbered:
+            if e.iteration in inside:
+                busy[e.pipe] += e.duration / span
+                ops[e.pipe] += 1 / span
+        return LoopSchedule(
+            arch=self.arch,
+            location=location_text(loop.location),
+            trip_count=trip,
+            iterations=n,
+            events=numbered,
+            iteration_ends=ends,
+            cycles_per_iteration=cpi,
+            period=q,
+            steady_from=k0,
+            converged=converged,
+            per_pipe_busy=busy,
+            per_pipe_ops=ops,
+            schedule=sched,
+            notes=list(notes),
+        )
+
+
+def _shifted(accesses: tuple[Access, ...], shifts: dict[str, tuple[int, int]], iteration: int) -> tuple[Access, ...]:
+    out = []
+    for a in accesses:
+        shift = shifts.get(a.buffer)
+        if shift is None:
+            out.append(a)
+        else:
+            slot = iteration % shift[0]
+            offset = slot * shift[1]
+            out.append(Access(a.buffer, a.start + offset, a.stop + offset, a.rows, a.pitch, slot))
+    return tuple(out)
 
 
 def _iteration_ends(count: int, iterations: list[int], ops: list[ScheduledOp]) -> list[int]:
