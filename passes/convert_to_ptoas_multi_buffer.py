@@ -275,9 +275,9 @@ class _Conversion:
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
         for trade in choice.trades:
-            note = f"slots=model: not every slot fits; {trade.describe()}"
-            decision.reasons.append(note)
-            diagnostics.emit_remark(loop.location, note)
+            note = f"slots=model: {trade.describe()}"
+            decision.reasons.append(f"tile at {trade.tile}: {trade.describe()}")
+            diagnostics.emit_remark(trade.alloc.location, note)
         if not choice.fits:
             spaces = sorted({c.space for c in candidates if _room_left_of(c.space, candidates, room) < 0})
             self.decline(loop, decision, f"its eligible tiles do not fit \"{spaces[0]}\" on {self.arch} even with one slot each")
@@ -321,6 +321,8 @@ class _Conversion:
             text += f", {format_cycles(choice.cycles_single)} -> {format_cycles(choice.cycles_chosen)} cycles per iteration modelled"
         if choice.cycles_uniform is not None:
             text += f"; {choice.uniform_slots} slots for every tile (slots=uniform) would give {format_cycles(choice.cycles_uniform)}"
+        elif not choice.uniform_slots:
+            text += f"; slots=uniform would not convert it ({MIN_SLOTS} slots of every tile do not fit)"
         return text
 
     def decline(self, loop: ir.Operation, decision: LoopDecision, reason: str) -> None:
@@ -546,6 +548,6 @@ def _model_numbers(choice: SlotChoice) -> SlotModelNumbers:
         cycles_chosen=choice.cycles_chosen,
         cycles_uniform=choice.cycles_uniform,
         uniform_slots=choice.uniform_slots,
-        trades=[t.describe() for t in choice.trades],
+        trades=[f"tile at {t.tile}: {t.describe()}" for t in choice.trades],
         schedules=choice.schedules,
     )

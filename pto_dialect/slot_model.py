@@ -62,6 +62,7 @@ class Candidate:
 class CapacityTrade:
     """One slot taken from a tile because its space was full."""
 
+    alloc: ir.Operation = field(repr=False, compare=False)
     tile: str  # the tile's location
     space: str
     slots_from: int
@@ -71,10 +72,11 @@ class CapacityTrade:
     cycles_after: float | None
 
     def describe(self) -> str:
+        """The trade, for a remark at the tile."""
         timed = ""
         if self.cycles_before is not None and self.cycles_after is not None:
             timed = f", {format_cycles(self.cycles_before)} -> {format_cycles(self.cycles_after)} cycles per iteration"
-        return f"tile at {self.tile}: {self.slots_from} -> {self.slots_to} slots frees {self.bytes_freed} bytes of \"{self.space}\"{timed}"
+        return f"{self.slots_from} -> {self.slots_to} slots: not every slot fits \"{self.space}\"; this frees {self.bytes_freed} bytes{timed}"
 
 
 @dataclass
@@ -167,7 +169,8 @@ def choose_slots(
             result.cycles_uniform = timed(dict.fromkeys(choice, uniform_slots))
         for c in sorted(candidates, key=lambda c: (-c.stride, c.location)):
             have = choice[c.alloc]
-            if have <= 1:
+            if have <= 1:  # capacity took its slots (a single-pipe tile has its reason already)
+                why.setdefault(c.alloc, f"a second one does not fit \"{c.space}\" beside the other tiles' slots")
                 continue
             with_have = timed(choice)
             kept, rejected = have, None  # the count it keeps; the cycles one slot fewer gives
@@ -238,7 +241,7 @@ def _fit(
         have = choice[pick.alloc]
         choice[pick.alloc] = have - 1
         after = timed(choice) if timed is not None else None
-        result.trades.append(CapacityTrade(pick.location, pick.space, have, have - 1, pick.stride, now, after))
+        result.trades.append(CapacityTrade(pick.alloc, pick.location, pick.space, have, have - 1, pick.stride, now, after))
 
 
 __all__ = ["TOLERANCE", "Candidate", "CapacityTrade", "SlotChoice", "choose_slots", "format_cycles", "tile_pipes"]
