@@ -10,6 +10,8 @@ docs/dialect.md, "Verification".
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
@@ -41,6 +43,26 @@ def _check_each_op(rules: Rules, module: ir.Operation) -> None:
     module.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
+def _module_constants(module: ir.Operation) -> dict[ir.Value, int]:
+    """The integer of every `arith.constant` in `module` that holds one, by
+    its result: what `ConstantInts` finds, known before any op asks (a
+    value not there is no integer constant, which then costs no look at
+    its defining op). A walk in C++ calls Python only for the constants."""
+    known: dict[ir.Value, int] = {}
+
+    def collect(op, _rewriter):
+        op = op.operation
+        attr = op.attributes["value"]
+        if isinstance(attr, ir.IntegerAttr):
+            known[op.results[0]] = attr.value
+        return True  # "no match": the walk changes nothing
+
+    patterns = RewritePatternSet()
+    patterns.add("arith.constant", collect)
+    walk_and_apply_patterns(module, patterns.freeze())
+    return known
+
+
 def _check_op_rules(rules: Rules, module: ir.Operation, operand_kinds: bool = False) -> int:
     """The op rules, on the ops they are about: a walk in C++ calls Python
     only for those (with `operand_kinds`, also for the ops whose operand
@@ -48,18 +70,25 @@ def _check_op_rules(rules: Rules, module: ir.Operation, operand_kinds: bool = Fa
     Returns how many scf.for ops carry `pto.pipeline_stages`."""
     stages = 0
 
-    def check(op, _rewriter, name):
+    def check_loop(op, _rewriter):
         nonlocal stages
-        op = op.operation
-        if name == "scf.for" and STAGES_ATTR in op.attributes:
+        if rules.check_loop(op.operation):
             stages += 1
-        rules.check_op(op, name)
         return True  # "no match": the walk changes nothing
 
+    def checker(name):
+        check_op = rules.checker(name)
+
+        def check(op, _rewriter):
+            check_op(op.operation)
+            return True
+
+        return check
+
     patterns = RewritePatternSet()
-    names = {*OP_RULES, "scf.for", *(KIND_CHECKED_OPS if operand_kinds else ())}
-    for name in names:
-        patterns.add(name, lambda op, rewriter, name=name: check(op, rewriter, name))
+    patterns.add("scf.for", check_loop)
+    for name in {*OP_RULES, *(KIND_CHECKED_OPS if operand_kinds else ())}:
+        patterns.add(name, checker(name))
     walk_and_apply_patterns(module, patterns.freeze())
     return stages
 
@@ -92,14 +121,47 @@ def verify_ops(ops, module: ir.Operation, arch: str | None = None) -> bool:
     rules = _rules(module, arch)
     if rules is None:
         return False
+    checkers = {}
     for op in ops:
-        rules.check_op(op, op.name)
+        name = op.name
+        check = checkers.get(name)
+        if check is None:
+            check = checkers[name] = rules.checker(name)
+        check(op)
     return rules.ok
+
+
+def _nested(depth: int) -> str:
+    """A regex for `<...>` nesting at most `depth` deep, with quoted strings
+    (up to the next quote, brackets inside them not counted) as
+    `source_text.embedded_pto_types` scans them. Each repetition starts
+    with a character the others cannot, so a failed match backtracks in
+    linear time."""
+    body = r'[^<>"]*(?:"[^"]*"[^<>"]*)*'
+    for _ in range(depth - 1):
+        body = r'[^<>"]*(?:(?:"[^"]*"|<' + body + r'>)[^<>"]*)*'
+    return "<" + body + ">"
+
+
+# A pto type: what follows `!pto.` (group 1) or, when its brackets nest
+# deeper or do not close, nothing (group 1 empty). The literal start keeps
+# the scan at C speed.
+_PTO_TYPE_TEXT = re.compile(r"!pto\.(?:(\w+" + _nested(4) + r")|\w+<)")
+
+
+def _spelled_pto_types(code: str) -> set[str]:
+    """`source_text.spelled_pto_types(code)`, found by one regex scan in C
+    when every type in `code` nests at most 4 deep and uses no type alias
+    inside (the common case), else by that function."""
+    found = set(_PTO_TYPE_TEXT.findall(code))
+    if "" in found or any("!" in rest for rest in found):
+        return spelled_pto_types(code)
+    return {"!pto." + rest for rest in found}
 
 
 def _spelled_types_valid(rules: Rules, context: ir.Context, code: str) -> bool:
     """True when every pto type spelled in `code` is valid."""
-    for spelling in spelled_pto_types(code):
+    for spelling in _spelled_pto_types(code):
         try:
             t = ir.Type.parse(spelling, context)
         except ir.MLIRError:
@@ -119,15 +181,22 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     ops, the rules about types and attribute placement hold, and only the op
     rules need a walk (the C++-filtered one). Otherwise the full per-op walk
     finds and reports each problem at its op.
+
+    What the binding calls would cost per op (docs/performance.md) is paid
+    once where it can be: the spelled types are found by one regex scan,
+    the module's integer constants are gathered before the op rules ask
+    about them, and the rules keep what they learn per type, attribute
+    and operand layout (verifier_rules.Rules).
     """
     try:
         rules = Rules(resolve_arch(module))
     except ArchError:
         return verify_module(module)
     # Comments spell what they like (even types the parser would choke on).
-    code = strip_comments(source_text)
+    code = strip_comments(source_text) if "//" in source_text else source_text
     if not _spelled_types_valid(rules, module.context, code):
         return verify_module(module)
+    rules.constants = _module_constants(module).get
     stages_on_loops = _check_op_rules(rules, module, operand_kinds=True)
     if code.count(STAGES_ATTR) != stages_on_loops:
         # some occurrence is elsewhere (another op, a string): look closely

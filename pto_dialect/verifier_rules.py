@@ -11,7 +11,7 @@ from mlir import ir
 
 from . import attributes as pto_attributes
 from . import diagnostics
-from .catalogue import CATALOGUE, OpSpec
+from .catalogue import CATALOGUE, SEGMENTS_ATTR, Layout, OpSpec
 from .ir_utils import ConstantInts
 from .ops import DPS, ENTRY, OPS, op_def
 from .source_text import embedded_pto_types
@@ -25,8 +25,6 @@ from .types import (
     PtrType,
     TileBufType,
     ViewType,
-    buffer_type,
-    multi_tile_type,
     pto_type,
     ptoas_dtype,
     tile_problem,
@@ -118,8 +116,36 @@ class Rules:
         self.arch = arch
         self.ok = True
         self._type_problem: dict[ir.Type, str | None] = {}
-        self._kind_problem: dict[tuple[str, ir.Type], str | None] = {}
+        self._kind_problem: dict[str, dict[ir.Type, str | None]] = {DPS: {}, ENTRY: {}}
         self.constants = ConstantInts()
+        # What each op name's instances share (layouts, checked operands),
+        # and what is learnt per type or attribute: an op then costs only
+        # the few binding calls that fetch its own types and attributes
+        # (docs/performance.md: 0.3-5 us each).
+        self._shapes: dict[str, _OpShapes] = {}
+        self._views: dict[ir.Type, object] = {}
+        self._alloc_facts: dict[ir.Type, tuple | None] = {}
+        self._partition_facts: dict[ir.Type, dict[ir.Type, object]] = {}
+        self._get_facts: dict[ir.Type, dict[ir.Type, object]] = {}
+        self._stages_problem: dict[ir.Attribute, str | None] = {}
+
+    def view(self, t: ir.Type):
+        """`pto_type(t)`, remembered for this run by the (uniqued) type."""
+        try:
+            return self._views[t]
+        except KeyError:
+            view = self._views[t] = pto_type(t)
+            return view
+
+    def shapes(self, name: str) -> _OpShapes:
+        shapes = self._shapes.get(name)
+        if shapes is None:
+            shapes = self._shapes[name] = _OpShapes(name)
+        return shapes
+
+    def layout(self, op: ir.Operation, name: str | None = None) -> Layout:
+        """The operand layout of `op` (what `OpSpec.layout` says)."""
+        return self.shapes(op.name if name is None else name).layout(op)[0]
 
     def error(self, op: ir.Operation, message: str) -> None:
         self.ok = False
@@ -212,26 +238,24 @@ class Rules:
     def check_operand_kinds(self, op: ir.Operation, name: str) -> bool:
         """The operand constraints the IRDL file leaves open (unions of pto
         types), from the op table. Returns whether all hold."""
-        d = op_def(name)
-        spec = CATALOGUE.get(name)
-        if d is None:
+        shapes = self.shapes(name)
+        if not shapes.kind_checked:
             return True
-        checked = [o for o in d.operands if o.constraint in (DPS, ENTRY)]
-        if not checked:
-            return True
-        layout = spec.layout(op) if spec is not None else _syntax_layout(d, op)
+        return self._check_kinds(op, shapes)
+
+    def _check_kinds(self, op: ir.Operation, shapes: _OpShapes) -> bool:
+        checked = shapes.layout(op)[1]
         operands = op.operands
         ok = True
-        for o in checked:
-            for i in layout.span(o.name):
-                t = operands[i].type
-                key = (o.constraint, t)
-                problem = self._kind_problem.get(key, False)
-                if problem is False:
-                    problem = self._kind_problem[key] = _operand_kind_problem(o.constraint, t)
-                if problem:
-                    self.op_error(op, f"operand #{i} ('{o.name}') must be {problem}, but got {_ptoas_type_text(t)}")
-                    ok = False
+        for i, constraint, operand_name in checked:
+            t = operands[i].type
+            known = self._kind_problem[constraint]
+            problem = known.get(t, False)
+            if problem is False:
+                problem = known[t] = _operand_kind_problem(constraint, t)
+            if problem:
+                self.op_error(op, f"operand #{i} ('{operand_name}') must be {problem}, but got {_ptoas_type_text(t)}")
+                ok = False
         return ok
 
     def check_address(self, op: ir.Operation, addr: ir.Value, loc: str) -> None:
@@ -245,27 +269,29 @@ class Rules:
         elif value % spec.alignment:
             self.op_error(op, f"addr must be aligned to {spec.alignment} bytes for local tile memory space, got {value}")
 
-    def check_valid_operands(self, op: ir.Operation, tile: TileBufType, layout, what: str) -> None:
+    def valid_operand_problems(self, tile: TileBufType, layout: Layout, what: str) -> list[str]:
+        """ptoas's rule: a `valid_row`/`valid_col` operand exactly where the
+        tile's valid dim is `?`."""
+        problems = []
         for name, dim in (("valid_row", tile.valid_row), ("valid_col", tile.valid_col)):
             present = layout.index(name) is not None
             short = "v_row" if name == "valid_row" else "v_col"
             if dim < 0 and not present:
-                self.op_error(op, f"{name} operand is required because {what} {short} is ?")
+                problems.append(f"{name} operand is required because {what} {short} is ?")
             elif dim >= 0 and present:
-                self.op_error(op, f"{name} operand must be absent because {what} {short} is {dim}")
+                problems.append(f"{name} operand must be absent because {what} {short} is {dim}")
+        return problems
 
     def check_alloc(self, op: ir.Operation) -> None:
         t = op.results[0].type
-        view = buffer_type(t)
-        if view is None or self.type_problem(t):
+        try:
+            facts = self._alloc_facts[t]
+        except KeyError:
+            facts = self._alloc_facts[t] = self._alloc_type_facts(t)
+        if facts is None:
             return
-        layout = CATALOGUE[op.name].layout(op)
-        multi = isinstance(view, MultiTileBufType)
-        tile = view.slot if multi else view
-        if multi and tile.dtype in LOW_PRECISION:
-            self.op_error(op, f"slot dtype {tile.dtype} is not supported by pto.alloc_multi_tile yet")
-            return
-        problem = layout_problem(tile, "slot" if multi else "result")
+        view, tile, multi, problem, valid_problems = facts
+        layout = self.layout(op)
         if problem:
             self.op_error(op, problem)
             return
@@ -280,9 +306,30 @@ class Rules:
                 "(non-row_plus_one) slot layout or a single pto.alloc_tile",
             )
             return
-        self.check_valid_operands(op, tile, layout, "slot" if multi else "result type")
+        # by the layout object's id: OpSpec keeps every layout it made
+        problems = valid_problems.get(id(layout))
+        if problems is None:
+            problems = valid_problems[id(layout)] = self.valid_operand_problems(tile, layout, "slot" if multi else "result type")
+        for message in problems:
+            self.op_error(op, message)
         if addr_index is not None:
             self._check_end(op, op.operands[addr_index], view)
+
+    def _alloc_type_facts(self, t: ir.Type) -> tuple | None:
+        """What an alloc's rules learn from its result type alone: None when
+        they do not apply (not a buffer type, or an invalid one), else
+        (view, slot or tile, multi, the problem that ends the checks or
+        None, the valid-operand problems by layout, filled as they come)."""
+        view = self.view(t)
+        if not isinstance(view, (TileBufType, MultiTileBufType)) or self.type_problem(t):
+            return None
+        multi = isinstance(view, MultiTileBufType)
+        tile = view.slot if multi else view
+        if multi and tile.dtype in LOW_PRECISION:
+            problem = f"slot dtype {tile.dtype} is not supported by pto.alloc_multi_tile yet"
+        else:
+            problem = layout_problem(tile, "slot" if multi else "result")
+        return view, tile, multi, problem, {}
 
     def _check_end(self, op: ir.Operation, addr: ir.Value, view) -> None:
         """A warning (ptoas does not check it; the allocator counts it) when
@@ -300,18 +347,35 @@ class Rules:
             )
 
     def check_multi_tile_get(self, op: ir.Operation) -> None:
-        mb = multi_tile_type(op.operands[0].type)
-        result = tile_type(op.results[0].type)
-        if mb is None or result is None:
+        operands = op.operands
+        source_type, result_type = operands[0].type, op.results[0].type
+        by_result = self._get_facts.get(source_type)
+        if by_result is None:
+            by_result = self._get_facts[source_type] = {}
+        try:
+            facts = by_result[result_type]
+        except KeyError:
+            facts = by_result[result_type] = self._get_type_facts(source_type, result_type)
+        if facts is None:
             return
-        if result != mb.slot:
-            self.op_error(
-                op,
-                f"result tile_buf must match the multi_tile_buf slot type: expected {mb.slot.ptoas()}, got {result.ptoas()}",
-            )
-        slot = self.constants(op.operands[1])
+        mb, mismatch = facts
+        if mismatch is not None:
+            self.op_error(op, mismatch)
+        slot = self.constants(operands[1])
         if slot is not None and not 0 <= slot < mb.count:
             self.op_error(op, f"constant slot {slot} is out of range for multi_tile_buf count={mb.count}")
+
+    def _get_type_facts(self, source_type: ir.Type, result_type: ir.Type):
+        """What a multi_tile_get's rules learn from its types alone: None
+        when they do not apply, else (the multi_tile_buf view, the slot
+        type mismatch or None)."""
+        mb, result = self.view(source_type), self.view(result_type)
+        if not isinstance(mb, MultiTileBufType) or not isinstance(result, TileBufType):
+            return None
+        mismatch = None
+        if result != mb.slot:
+            mismatch = f"result tile_buf must match the multi_tile_buf slot type: expected {mb.slot.ptoas()}, got {result.ptoas()}"
+        return mb, mismatch
 
     def check_set_validshape(self, op: ir.Operation) -> None:
         """ptoas's rules: the source is a `?x?` tile an alloc_tile (or a
@@ -343,39 +407,49 @@ class Rules:
         if ptr.dtype != view.dtype:
             self.op_error(op, f"ptr element type must match tensor_view element type, but got ptr={ptr.dtype} view={view.dtype}")
             return
-        layout = CATALOGUE[op.name].layout(op)
+        layout = self.layout(op)
         if len(layout.span("shape")) != view.rank or len(layout.span("strides")) != view.rank:
             self.op_error(op, f"shape/strides operand counts must match tensor_view rank={view.rank}")
 
     def check_partition_view(self, op: ir.Operation) -> None:
-        source = pto_type(op.operands[0].type)
-        result = pto_type(op.results[0].type)
-        if not isinstance(source, ViewType) or not isinstance(result, ViewType):
-            return
-        if source.dtype != result.dtype:
-            self.op_error(op, f"element type mismatch between source and result: src={source.dtype} result={result.dtype}")
-            return
-        layout = CATALOGUE[op.name].layout(op)
-        offsets, sizes = layout.span("offsets"), layout.span("sizes")
-        rank = source.rank
-        for what, group in (("offset", offsets), ("size", sizes)):
-            if len(group) != rank:
-                self.op_error(op, f"{what} count ({len(group)}) must match source rank ({rank})")
-                return
         operands = op.operands
-        for i in range(rank):
-            offset, size = self.constants(operands[offsets[i]]), self.constants(operands[sizes[i]])
+        source_type, result_type = operands[0].type, op.results[0].type
+        by_result = self._partition_facts.get(source_type)
+        if by_result is None:
+            by_result = self._partition_facts[source_type] = {}
+        try:
+            facts = by_result[result_type]
+        except KeyError:
+            facts = by_result[result_type] = self._partition_type_facts(source_type, result_type)
+        if facts is None:
+            return
+        if isinstance(facts, str):
+            self.op_error(op, facts)
+            return
+        source, result, plans = facts
+        layout = self.layout(op, "pto.partition_view")
+        # by the layout object's id: OpSpec keeps every layout it made
+        plan = plans.get(id(layout))
+        if plan is None:
+            plan = plans[id(layout)] = _partition_plan(source, result, layout)
+        if isinstance(plan, str):
+            self.op_error(op, plan)
+            return
+        constants = self.constants
+        for i, offset_at, size_at, expected, limit in plan:
+            offset, size = constants(operands[offset_at]), constants(operands[size_at])
+            if offset is None and size is None:
+                continue  # every rule below is about a constant
             if offset is not None and offset < 0:
                 self.op_error(op, f"offset at dim {i} must be non-negative, got {offset}")
                 return
             if size is not None and size <= 0:
                 self.op_error(op, f"size at dim {i} must be positive, got {size}")
                 return
-            if result.rank == rank and size is not None and result.shape[i] != DYNAMIC and size != result.shape[i]:
-                self.op_error(op, f"size/result mismatch at dim {i}: size operand={size} result type dim={result.shape[i]}")
+            if expected is not None and size is not None and size != expected:
+                self.op_error(op, f"size/result mismatch at dim {i}: size operand={size} result type dim={expected}")
                 return
-            limit = source.shape[i]
-            if limit == DYNAMIC:
+            if limit is None:
                 continue
             if size is not None and size > limit:
                 self.op_error(op, f"size at dim {i} ({size}) exceeds static source dim ({limit})")
@@ -384,8 +458,19 @@ class Rules:
                 self.op_error(op, f"offset+size at dim {i} ({offset + size}) exceeds static source dim ({limit})")
                 return
 
+    def _partition_type_facts(self, source_type: ir.Type, result_type: ir.Type):
+        """What a partition_view's rules learn from its types alone: None
+        when they do not apply, the element type mismatch, or (source view,
+        result view, the plans by layout, filled as they come)."""
+        source, result = self.view(source_type), self.view(result_type)
+        if not isinstance(source, ViewType) or not isinstance(result, ViewType):
+            return None
+        if source.dtype != result.dtype:
+            return f"element type mismatch between source and result: src={source.dtype} result={result.dtype}"
+        return source, result, {}
+
     def check_matmul(self, op: ir.Operation) -> None:
-        layout = CATALOGUE[op.name].layout(op)
+        layout = self.layout(op)
         operands = op.operands
         lhs, rhs, dst = (tile_type(operands[layout.index(n)].type) for n in ("lhs", "rhs", "dst"))
         if None in (lhs, rhs, dst):
@@ -484,6 +569,22 @@ class Rules:
         if problem is not None:
             self.error(op, problem)
 
+    def check_loop(self, op: ir.Operation) -> bool:
+        """The rule of an `scf.for`: its stage count, when it has one.
+        Returns whether it has one."""
+        try:
+            attr = op.attributes[STAGES_ATTR]
+        except KeyError:
+            return False
+        # On an scf.for the problem depends on the (uniqued) attribute alone.
+        try:
+            problem = self._stages_problem[attr]
+        except KeyError:
+            problem = self._stages_problem[attr] = stages_problem(op)
+        if problem is not None:
+            self.error(op, problem)
+        return True
+
     def check_op(self, op: ir.Operation, name: str) -> None:
         """The rules about one op and the constants it uses."""
         if name.startswith("pto."):
@@ -492,8 +593,30 @@ class Rules:
         check = OP_RULES.get(name)
         if check is not None:
             check(self, op)
-        elif name == "scf.for" and STAGES_ATTR in op.attributes:
-            self.check_stages(op)
+        elif name == "scf.for":
+            self.check_loop(op)
+
+    def checker(self, name: str):
+        """`check_op(op, name)` as a function of `op` alone, with what
+        depends only on the name decided once (for a walk over thousands
+        of ops of a few names)."""
+        check = OP_RULES.get(name)
+        if name.startswith("pto.") and self.shapes(name).kind_checked:
+            shapes = self.shapes(name)
+            check_kinds = self._check_kinds
+            if check is None:
+                return lambda op: check_kinds(op, shapes)
+
+            def kinds_then_rule(op: ir.Operation) -> None:
+                if check_kinds(op, shapes):
+                    check(self, op)
+
+            return kinds_then_rule
+        if check is not None:
+            return lambda op: check(self, op)
+        if name == "scf.for":
+            return self.check_loop
+        return lambda op: None
 
     def check_all(self, op: ir.Operation) -> None:
         """Every rule that concerns `op`: its types and its op rules."""
@@ -505,6 +628,28 @@ class Rules:
         self.check_op(op, name)
         if name != "scf.for" and STAGES_ATTR in op.attributes:
             self.check_stages(op)
+
+
+def _partition_plan(source: ViewType, result: ViewType, layout: Layout):
+    """What a partition_view of these views and this layout checks: the
+    operand count problem, or per dim (dim, offset position, size position,
+    the size the result type fixes or None, the static source dim or None)."""
+    offsets, sizes = layout.span("offsets"), layout.span("sizes")
+    rank = source.rank
+    for what, group in (("offset", offsets), ("size", sizes)):
+        if len(group) != rank:
+            return f"{what} count ({len(group)}) must match source rank ({rank})"
+    same_rank = result.rank == rank
+    return tuple(
+        (
+            i,
+            offsets[i],
+            sizes[i],
+            result.shape[i] if same_rank and result.shape[i] != DYNAMIC else None,
+            None if source.shape[i] == DYNAMIC else source.shape[i],
+        )
+        for i in range(rank)
+    )
 
 
 def _locally_bound(value: ir.Value) -> bool:
@@ -561,11 +706,56 @@ def _ptoas_type_text(t: ir.Type) -> str:
 _SYNTAX_SPECS: dict = {}
 
 
-def _syntax_layout(d, op):
+def _syntax_spec(d) -> OpSpec:
+    """The operand layouts of an op of the syntax tier (not in the catalogue)."""
     spec = _SYNTAX_SPECS.get(d.generic_name)
     if spec is None:
         spec = _SYNTAX_SPECS[d.generic_name] = OpSpec(d)
-    return spec.layout(op)
+    return spec
+
+
+class _OpShapes:
+    """What the instances of one op name share, for one run of the rules:
+    the operands whose kinds are checked, and the layouts. `OpSpec.layout`
+    depends on the `operandSegmentSizes` attribute or, without one, on the
+    operand count; here each is kept by that attribute (uniqued per
+    Context, so no array is read back) or count, with the positions of the
+    checked operands."""
+
+    __slots__ = ("spec", "segments", "kind_checked", "_by_attr", "_by_count")
+
+    def __init__(self, name: str) -> None:
+        d = op_def(name)
+        self.spec = None if d is None else CATALOGUE.get(name) or _syntax_spec(d)
+        self.segments = d is not None and d.needs_segments
+        self.kind_checked = () if d is None else tuple(o for o in d.operands if o.constraint in (DPS, ENTRY))
+        self._by_attr: dict[ir.Attribute, tuple[Layout, tuple]] = {}
+        self._by_count: dict[int, tuple[Layout, tuple]] = {}
+
+    def layout(self, op: ir.Operation) -> tuple[Layout, tuple[tuple[int, str, str], ...]]:
+        """(the layout of `op`, (position, constraint, operand name) of each
+        operand whose kind is checked)."""
+        if self.segments:
+            try:
+                attr = op.attributes[SEGMENTS_ATTR]
+            except KeyError:
+                pass
+            else:
+                try:
+                    return self._by_attr[attr]
+                except KeyError:
+                    found = self._by_attr[attr] = self._with_checked(self.spec.layout(op))
+                    return found
+        count = len(op.operands)
+        try:
+            return self._by_count[count]
+        except KeyError:
+            found = self._by_count[count] = self._with_checked(self.spec.layout(op))
+            return found
+
+    def _with_checked(self, layout: Layout) -> tuple[Layout, tuple]:
+        checked = tuple((i, o.constraint, o.name) for o in self.kind_checked for i in layout.span(o.name))
+        return layout, checked
 
 
 KIND_CHECKED_OPS = frozenset(d.generic_name for d in OPS if any(o.constraint in (DPS, ENTRY) for o in d.operands))
