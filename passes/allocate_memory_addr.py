@@ -19,7 +19,7 @@ from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
 from ..sharing import PipeAwareSharing, Tier, share_facts
 from ..targets import ARCH_NAMES, space_spec
-from ..types import SPACES, MultiTileBufType, buffer_type
+from ..types import SPACES, MultiTileBufType, align_up, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
 
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
@@ -186,7 +186,7 @@ class AllocateMemoryAddr(ModulePass):
                     diagnostics.emit_remark(
                         func.location,
                         f"memory space \"{space}\" in @{name}: sharing bytes only where the pipes already order the buffers "
-                        f"needs {first_need} bytes, more than its {spec.capacity} on {arch}; buffers share bytes "
+                        f"needs at least {first_need} bytes, more than its {spec.capacity} on {arch}; buffers share bytes "
                         f"{tier.describe()} ({placement.footprint} bytes)",
                     )
             else:
@@ -220,9 +220,15 @@ class AllocateMemoryAddr(ModulePass):
     @staticmethod
     def _place_pipe_aware(requests: list[Request], alignment: int, capacity: int, facts) -> tuple[Placement, Tier, int]:
         """The placement of the cheapest sharing tier that fits (docs/passes.md,
-        pipe-aware reuse), its tier, and the bytes the FREE tier needed."""
-        first_need = 0
+        pipe-aware reuse), its tier, and (at least) the bytes the FREE tier needs."""
+        # Under FREE, a buffer whose first pipe is no buffer's release pipe
+        # only ever gets bytes nobody used: their sum bounds the footprint
+        # from below, and when it is past the capacity FREE is not tried.
+        releases = {facts[r.key].release_pipe for r in requests} - {None}
+        first_need = sum(align_up(max(r.size, 1), alignment) for r in requests if r.fixed is None and facts[r.key].first_pipe not in releases)
         for tier in Tier:
+            if tier is Tier.FREE and first_need > capacity:
+                continue
             sharing = None if tier is Tier.ANY else PipeAwareSharing(facts, tier)
             placement = place(requests, alignment, True, sharing)
             if tier is Tier.FREE:

@@ -99,9 +99,9 @@ class LiveRange:
     nothing uses it), moved back to the start of every loop the range
     covers entirely. The allocation op itself touches no memory, so a
     buffer holds data only from here; fixed-address checks use this."""
-    uses: list[tuple[int, ir.OpOperand]] = field(default_factory=list)
-    """(point, use) of every use of a value naming it, when asked for
-    (`function_liveness(..., keep_uses=True)`), in no particular order."""
+    uses: list[tuple[int, ir.Operation, ir.OpOperand]] = field(default_factory=list)
+    """(point, owner, use) of every use of a value naming it, when asked
+    for (`function_liveness(..., keep_uses=True)`), in no particular order."""
 
     @property
     def is_region(self) -> bool:
@@ -263,7 +263,7 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
                 if q is None:  # a use outside the function: cannot happen in valid IR
                     continue
                 if keep_uses:
-                    live.uses.append((q, use))
+                    live.uses.append((q, owner, use))
                 if q > live.end:
                     live.end = q
                 if first_use == -1 or q < first_use:

@@ -65,8 +65,7 @@ def _accesses(live: LiveRange) -> list[tuple[int, str, bool]] | None:
     program order; None when an op touches it whose pipe the catalogue does
     not name (a call, an unknown op)."""
     per_op: dict[int, tuple[str, bool]] = {}
-    for point, use in live.uses:
-        owner = use.owner.operation
+    for point, owner, use in live.uses:
         name = owner.name
         spec = CATALOGUE.get(name)
         if spec is None:
