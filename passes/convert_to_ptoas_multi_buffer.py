@@ -19,7 +19,6 @@ from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdic
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, SlotModelNumbers, TileDecision
-from ..slot_model import Candidate, SlotChoice, choose_slots, format_cycles, tile_pipes
 from ..targets import ARCH_NAMES, space_spec
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
 from ..vocabulary import (
@@ -264,6 +263,9 @@ class _Conversion:
     ) -> bool:
         """slots=model: each eligible tile its own count (pto_dialect/slot_model.py);
         every count is a remark with its numbers, and so is the loop's."""
+        # Imported here: the pipe model brings the interpreter and numpy,
+        # which a run with slots=uniform never needs at start-up.
+        from ..slot_model import Candidate, choose_slots, tile_pipes
         candidates = [
             Candidate(t.alloc, t.space, self.slot_stride(t), tile_pipes(t.alloc), location_text(t.alloc.location)) for t in eligible
         ]
@@ -314,7 +316,9 @@ class _Conversion:
         return False
 
     @staticmethod
-    def model_summary(eligible: list[_Tile], choice: SlotChoice) -> str:
+    def model_summary(eligible: list[_Tile], choice) -> str:
+        from ..slot_model import format_cycles
+
         counts = [choice.slots[t.alloc] for t in eligible]  # before the rewrite erases the allocs
         text = f"slots {', '.join(map(str, counts))} for its {len(eligible)} eligible tile{'s' if len(eligible) != 1 else ''}"
         if choice.cycles_single is not None and choice.cycles_chosen is not None:
@@ -535,12 +539,12 @@ class _Conversion:
         self.run.changed(loop)
 
 
-def _room_left_of(space: str, candidates: list[Candidate], room: dict[str, int]) -> int:
+def _room_left_of(space: str, candidates: list, room: dict[str, int]) -> int:
     """Bytes of `space` left with one slot per candidate."""
     return room.get(space, 0) - sum(c.stride for c in candidates if c.space == space)
 
 
-def _model_numbers(choice: SlotChoice) -> SlotModelNumbers:
+def _model_numbers(choice) -> SlotModelNumbers:
     return SlotModelNumbers(
         timed=choice.timed,
         problem=choice.problem,
