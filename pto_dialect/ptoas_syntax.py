@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 
 from . import attributes as pto_attributes
 from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
-from .ops import LOCAL_ARRAY, PTR, OpDef, op_def, ptoas_op_def
+from .ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
 from .types import (
     DYNAMIC,
     PtrType,
@@ -214,6 +214,9 @@ class _Reader:
         lines = src.split("\n")
         t = self.translation
         out = self.out
+        gen, orig, copied = t._gen, t._orig, t._copied
+        templates = self.op_templates
+        ssa_split = _SSA_SPLIT.split
         constants = self.constants
         op_line = _OP_LINE.match
         offset = 0  # source offset of the current line
@@ -233,18 +236,52 @@ class _Reader:
                 i += 1
                 continue
             simple = '"' not in line and "//" not in line
-            if simple and "!pto" not in line and "#pto" not in line and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line)):
+            m = op_line(line) if simple else None
+            if (
+                simple
+                and "!pto" not in line
+                and "#pto" not in line
+                # an op name not followed by `=`, `,` or `}` is no attribute name: no need to count
+                and (m is None or line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}"))
+                and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
+            ):
                 # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
                 offset += len(line) + 1
                 i += 1
                 continue
-            m = op_line(line) if simple else None
             if m is not None and line.count("(") == line.count(")"):
                 definition = ptoas_op_def(m.group(2))
                 start = offset + m.end(1)
                 if definition is not None:
-                    self._flush_copy(copy_from, start)
-                    end = self.translate_op_cached(definition, start, start + len(m.group(2)), line[m.end(1) :].rstrip())
+                    if start > copy_from:  # (`_flush_copy`, inlined)
+                        gen.append(self.out_len)
+                        orig.append(copy_from)
+                        copied.append(True)
+                        piece = src[copy_from:start]
+                        out.append(piece)
+                        self.out_len += len(piece)
+                    text = line[m.end(1) :].rstrip()
+                    # `translate_op_cached`'s look-up, inlined for an op whose template is made
+                    parts = ssa_split(text)
+                    names = parts[1::2]
+                    shape = "%".join(parts[0::2])
+                    key: tuple = (shape,)
+                    if definition.infer_result and "->" not in shape:
+                        key = (shape, tuple(map(self.constants.get, names)))
+                    template = templates.get(key)
+                    if template is not None:
+                        pieces, order, pattern = template
+                        gen.append(self.out_len)
+                        orig.append(start)
+                        copied.append(_OpAnchor((pieces, order, parts, start)))
+                        generic = pattern.format(*names)
+                        out.append(generic)
+                        self.out_len += len(generic)
+                        copy_from = start + len(text)
+                        offset += len(line) + 1
+                        i += 1
+                        continue
+                    end = self.translate_op_cached(definition, start, start + len(m.group(2)), text)
                     copy_from = end
                     if end <= offset + len(line):
                         offset += len(line) + 1
@@ -814,6 +851,12 @@ _GENERIC_OP = re.compile(r'^(?P<head>[ \t]*(?:%[^\n"]*?= )?)"(?P<name>pto\.[\w.]
 _GENERIC_TYPE_OR_ATTR = re.compile(r'!pto\.\w+(?=<|[\s,)>:}\]]|$)|#pto\.\w+<"')
 _CONSTANT_LINE = re.compile(r"[ \t]*(%[\w$.\-]+) = arith\.constant (-?\d+) : (?:index|i\d+)$")
 _RESULTS = re.compile(r"[ \t]*%[^\n\"]*= ")
+_PRINTED_OP_LINE = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[\w.]+)"\(((?:%[\w$.\-]+(?:#\d+)?(?:, %[\w$.\-]+(?:#\d+)?)*)?)\)')
+"""The start of a pto op line as MLIR prints it: (results, name, operands)."""
+_ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
+"""Ops whose ptoas text depends on the constants their operands name."""
+_RENDER = object()
+_TYPES_ONLY = object()
 
 
 @lru_cache(maxsize=8192)
@@ -871,10 +914,48 @@ class _Writer:
         constants = self.constants
         track_constants = "partition_view" in self.text
         templates: dict[tuple, tuple | None] = {}
+        # The fast path: an op line as MLIR prints it, `HEAD"pto.NAME"(%a, %b)REST`,
+        # where REST (attributes and types) holds no SSA name, is filled from
+        # the template of its (name, operand count, REST): one regex match and
+        # one dict look-up per line (docs/performance.md, "Where the time goes").
+        shapes: dict[tuple, object] = {}
+        elided = _ELIDED_RESULT_OPS
+        op_line = _PRINTED_OP_LINE.match
+        has_locations = " loc(" in self.text
         lines = self.text.split("\n")
         for i, line in enumerate(lines):
             q = line.find('"pto.')
             if q >= 0:
+                m = op_line(line)
+                if m is not None:
+                    head, name, operands = m.groups()
+                    rest = line[m.end(3) :]  # from the `)`: attributes and types
+                    trailer = ""
+                    if has_locations:
+                        loc = rest.find(" loc(")
+                        if loc >= 0:
+                            rest, trailer = rest[:loc], rest[loc:]
+                    if "%" not in rest:
+                        names = operands.split(", ") if operands else []
+                        if name in elided:
+                            # (`render_cached` reads `self.constants`, which `make_template` replaces)
+                            key = (name, len(names), rest, tuple(map(self.constants.get, names)))
+                        else:
+                            key = (name, len(names), rest)
+                        pattern = shapes.get(key)
+                        if pattern is None:
+                            pattern = shapes[key] = self.shape_pattern(name, len(names), rest, key[3:], templates)
+                        if pattern.__class__ is str:
+                            lines[i] = head + pattern.format(*names) + trailer
+                            continue
+                        if pattern is _RENDER:
+                            d = op_def(name)
+                            rendered = self.render(d, head, line, q + len(name) + 3, len(line))
+                            if rendered is not None:
+                                lines[i] = rendered
+                                continue
+                        lines[i] = _translate_types(line)  # not an op the table knows, or no format spells it
+                        continue
                 rendered = self.render_line(line, q, templates)
                 if rendered is not None:
                     lines[i] = rendered
@@ -886,6 +967,24 @@ class _Writer:
             if "pto." in line:
                 lines[i] = _translate_types(line)
         return "\n".join(lines)
+
+    def shape_pattern(self, name: str, count: int, rest: str, constants: tuple, templates: dict):
+        """What the fast path of `run` does with op lines of one shape: the
+        `str.format` pattern `render_cached` would fill for them, `_RENDER`
+        when each must be rendered on its own, `_TYPES_ONLY` when it is not an
+        op of the table (only its types are translated)."""
+        d = op_def(name)
+        if d is None:
+            return _TYPES_ONLY
+        # the key `render_cached` makes for such a line: its text with the SSA names taken out
+        key: tuple = (f'"{name}"(' + ", ".join(["%"] * count) + rest,)
+        if d.elide_result_when_inferred:
+            key = (key[0], constants[0])
+        pattern = templates.get(key, False)
+        if pattern is False:
+            made = self.make_template(d, count, key)
+            pattern = templates[key] = None if made is None else _format_pattern(*made)
+        return _RENDER if pattern is None else pattern
 
     def render_line(self, line: str, q: int, templates: dict) -> str | None:
         """A line with a generic pto op at `q` in ptoas syntax, or None

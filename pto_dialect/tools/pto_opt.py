@@ -451,10 +451,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _phase_report(seconds: dict[str, float]) -> str:
     """What `--mlir-timing` adds to MLIR's pass timing report: the time spent
     reading and writing the text, which the pass manager does not see."""
@@ -466,3 +462,7 @@ def _phase_report(seconds: dict[str, float]) -> str:
         lines.append(f"  {value:9.4f} ({100 * value / total:5.1f}%)  {name}")
     lines.append(f"  {sum(seconds.values()):9.4f} (100.0%)  Total")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
