@@ -349,13 +349,7 @@ class Rules:
     def check_multi_tile_get(self, op: ir.Operation) -> None:
         operands = op.operands
         source_type, result_type = operands[0].type, op.results[0].type
-        by_result = self._get_facts.get(source_type)
-        if by_result is None:
-            by_result = self._get_facts[source_type] = {}
-        try:
-            facts = by_result[result_type]
-        except KeyError:
-            facts = by_result[result_type] = self._get_type_facts(source_type, result_type)
+        facts = _pair_facts(self._get_facts, source_type, result_type, self._get_type_facts)
         if facts is None:
             return
         mb, mismatch = facts
@@ -414,13 +408,7 @@ class Rules:
     def check_partition_view(self, op: ir.Operation) -> None:
         operands = op.operands
         source_type, result_type = operands[0].type, op.results[0].type
-        by_result = self._partition_facts.get(source_type)
-        if by_result is None:
-            by_result = self._partition_facts[source_type] = {}
-        try:
-            facts = by_result[result_type]
-        except KeyError:
-            facts = by_result[result_type] = self._partition_type_facts(source_type, result_type)
+        facts = _pair_facts(self._partition_facts, source_type, result_type, self._partition_type_facts)
         if facts is None:
             return
         if isinstance(facts, str):
@@ -775,3 +763,17 @@ OP_RULES = {
     "pto.tgetval": Rules.check_tgetval,
 }
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""
+
+
+def _pair_facts(cache: dict, source_type: ir.Type, result_type: ir.Type, compute):
+    """`compute(source_type, result_type)`, once per pair of types (uniqued
+    per Context) in `cache`: a dict per source type, by result type, which
+    costs two hash look-ups and no tuple."""
+    by_result = cache.get(source_type)
+    if by_result is None:
+        by_result = cache[source_type] = {}
+    try:
+        return by_result[result_type]
+    except KeyError:
+        facts = by_result[result_type] = compute(source_type, result_type)
+        return facts
