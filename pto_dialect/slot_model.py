@@ -28,8 +28,10 @@ k - 2, which ends later), so the choice that keeps every slot that fits is
 taken as the best one.
 
 A loop the static schedule cannot time (data-dependent control flow, an op
-without semantics: `StaticScheduleError`) keeps rule 1, and its other tiles
-get N slots, reduced together as `slots=uniform` would when they do not fit.
+without semantics: `StaticScheduleError`; or any failure of the model, named
+in the remark, since every slot count is correct and the model only advises)
+keeps rule 1, and its other tiles get N slots, reduced together as
+`slots=uniform` would when they do not fit.
 """
 
 from __future__ import annotations
@@ -183,9 +185,9 @@ def choose_slots(
             choice[c.alloc] = kept
             why[c.alloc] = _why_timed(have, with_have, kept, timed(choice), rejected)
         result.cycles_chosen = timed(choice)
-    except StaticScheduleError as e:
+    except Exception as e:  # noqa: BLE001 - the model only advises: any count is correct, so a loop it cannot time keeps the slots that fit
         result.timed = False
-        result.problem = e.message
+        result.problem = e.message if isinstance(e, StaticScheduleError) else f"the pipe model failed on it: {type(e).__name__}: {e}"
         result.trades.clear()
         for c in candidates:
             choice[c.alloc] = 1 if c.alloc in single else requested

@@ -489,6 +489,8 @@ OPT_FLAGS = [
     ["--pass-pipeline=builtin.module(pto-pipeline{use-ptoas-multi-buffer=false},canonicalize)"],
     ["--split-input-file", "--verify-diagnostics"],
     ["--convert-to-ptoas-multi-buffer=normalize-loops=true spaces=vec,mat,left"],
+    ["--convert-to-ptoas-multi-buffer=slots=model"],
+    ["--pto-pipeline=use-ptoas-multi-buffer=true slots=model"],
     ["--mlir-print-op-generic"],
     ["--pto-pipeline", "--mlir-print-op-generic"],
 ]
@@ -506,6 +508,7 @@ RUN_PIPELINES = [
     "pto-pipeline{use-ptoas-multi-buffer=false}",
     "convert-to-ptoas-multi-buffer",
     "pto-allocate-memory-addr",
+    "pto-pipeline{use-ptoas-multi-buffer=true slots=model}",
 ]
 TOOL_WEIGHTS = [("pto-opt", 4), ("pto-run", 3), ("pto-roundtrip", 2), ("pto-api", 1)]
 

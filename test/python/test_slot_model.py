@@ -57,7 +57,8 @@ def pipeline(slots: str, allocate: bool = True) -> str:
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_model_is_never_slower_than_uniform_and_never_bigger(name, stages):
     uniform_cycles, uniform_peak, _, uniform_run, _ = run(name, stages, pipeline("uniform"))
-    model_cycles, model_peak, _, model_run, _ = run(name, stages, pipeline("model"))
+    model_cycles, model_peak, report, model_run, _ = run(name, stages, pipeline("model"))
+    assert all(d.model.timed for d in report.loops if d.model is not None), "the pipe model times every example loop"
     assert model_cycles <= uniform_cycles
     assert sum(model_peak.values()) <= sum(uniform_peak.values())
     if name in SINGLE_PIPE_INTERMEDIATES:
