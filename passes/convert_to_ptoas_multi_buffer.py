@@ -18,7 +18,7 @@ from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..report import LoopDecision, SlotModelNumbers, TileDecision
+from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
 from ..targets import ARCH_NAMES, space_spec
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
 from ..vocabulary import (
@@ -278,7 +278,7 @@ class _Conversion:
             diagnostics.emit_remark(loop.location, note)
         for trade in choice.trades:
             note = f"slots=model: {trade.describe()}"
-            decision.reasons.append(f"tile at {trade.tile}: {trade.describe()}")
+            decision.reasons.append(f"slots=model, capacity: {trade.describe()}")  # the tile: decision.model.trades
             diagnostics.emit_remark(trade.alloc.location, note)
         if not choice.fits:
             spaces = sorted({c.space for c in candidates if _room_left_of(c.space, candidates, room) < 0})
@@ -552,6 +552,6 @@ def _model_numbers(choice) -> SlotModelNumbers:
         cycles_chosen=choice.cycles_chosen,
         cycles_uniform=choice.cycles_uniform,
         uniform_slots=choice.uniform_slots,
-        trades=[f"tile at {t.tile}: {t.describe()}" for t in choice.trades],
+        trades=[SlotTrade(t.tile, t.space, t.slots_from, t.slots_to, t.bytes_freed, t.cycles_before, t.cycles_after) for t in choice.trades],
         schedules=choice.schedules,
     )

@@ -24,6 +24,19 @@ class TileDecision:
 
 
 @dataclass
+class SlotTrade:
+    """A slot `slots=model` took from a tile because its space was full."""
+
+    location: str  # the tile's
+    space: str
+    slots_from: int
+    slots_to: int
+    bytes_freed: int
+    cycles_before: float | None  # per iteration, modelled
+    cycles_after: float | None
+
+
+@dataclass
 class SlotModelNumbers:
     """What `slots=model` timed for one loop (cycles per iteration, modelled
     by the static pipe schedule; None where it was not timed)."""
@@ -34,7 +47,7 @@ class SlotModelNumbers:
     cycles_chosen: float | None = None  # the choice made
     cycles_uniform: float | None = None  # every eligible tile at `uniform_slots`
     uniform_slots: int = 0  # what slots=uniform would give (0: it would not convert)
-    trades: list[str] = field(default_factory=list)  # slots taken away for capacity, and what each cost
+    trades: list[SlotTrade] = field(default_factory=list)  # slots taken away for capacity, and what each cost
     schedules: int = 0  # choices timed
 
 

@@ -131,3 +131,24 @@ def test_release_pipe_is_the_pipe_that_comes_after_every_access(accesses, releas
     from pto_dialect.sharing import _release_pipe
 
     assert _release_pipe(accesses) == release
+
+
+def test_a_capacity_trade_is_in_the_report_at_the_tile_in_the_users_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    source = ROOT / "test" / "Conversion" / "ConvertToPtoasMultiBuffer" / "slots-model.pto"
+    report = tmp_path / "report.json"
+    pto_opt = Path(sys.executable).parent / "pto-opt"
+    subprocess.run(
+        [str(pto_opt), str(source), "--split-input-file", "--convert-to-ptoas-multi-buffer=slots=model", f"--pto-report={report}", "-o", "/dev/null"],
+        check=True,
+        capture_output=True,
+    )
+    trades = [t for chunk in json.loads(report.read_text()) for loop in chunk["loops"] if loop["model"] for t in loop["model"]["trades"]]
+    assert len(trades) == 1
+    (trade,) = trades
+    line = next(i for i, text in enumerate(source.read_text().splitlines(), 1) if "%y = pto.alloc_tile : !big" in text)
+    assert trade["location"] == f"{source}:{line}:10"  # the stored tile, in the user's file
+    assert (trade["space"], trade["slots_from"], trade["slots_to"], trade["bytes_freed"]) == ("vec", 2, 1, 49152)
