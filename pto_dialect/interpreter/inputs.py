@@ -25,7 +25,7 @@ from ..diagnostics import location_position
 from ..types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
 from .errors import InterpreterError, OpFault
-from .memory import GlobalBuffer, Memory, ViewRef
+from .memory import GlobalBuffer, Memory, ViewRef, row_major_strides
 from .scalars import float_name, int_width, wrap
 
 Value = int | float | tuple  # a scalar argument's value, or a GM argument's shape
@@ -217,14 +217,6 @@ def _pointer(arg: Argument, seed: int, budget: ArgumentBudget) -> GlobalBuffer:
     return GlobalBuffer(arg.name, what, dtype, np.empty(0, dtype=storage), grow=grow)
 
 
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return tuple(reversed(strides))
-
-
 def _scalar(arg: Argument, given: dict[str, Value]) -> int | float:
     raw = given.get(arg.name)
     if raw is None:
@@ -263,7 +255,7 @@ def make_arguments(
             shape = given.get(arg.name)
             buf = _shaped(arg, seed, budget, shape if isinstance(shape, tuple) else None)
             buffers.append(buf)
-            values.append(buf if kind == "memref" else ViewRef(buf, 0, buf.shape, _row_major(buf.shape), kind))
+            values.append(buf if kind == "memref" else ViewRef(buf, 0, buf.shape, row_major_strides(buf.shape), kind))
         elif int_width(t) is not None or float_name(t) is not None:
             values.append(_scalar(arg, given))
         elif tile_type(t) is not None or multi_tile_type(t) is not None:

@@ -82,6 +82,27 @@ def tile_layout(tile: TileBufType) -> TileLayout:
     return TileLayout(tile, (rows, cols), tile.dtype, storage, size, strides, nbytes)
 
 
+def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The element strides of a dense row-major array of `shape`."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def reshaped_valid(result: TileBufType, layout: TileLayout, src_layout: TileLayout, src_valid: tuple[int, int]) -> tuple[int, int]:
+    """The valid shape of a `treshape` to `result` (laid out as `layout`)
+    of a tile laid out as `src_layout` with valid shape `src_valid`: the
+    result type's static one; else, in the source's shape, the source's;
+    else the whole new shape. pto-run and the static schedule share it."""
+    if result.dynamic_valid == (False, False):
+        return result.valid
+    if layout.shape == src_layout.shape:
+        return src_valid
+    return layout.shape
+
+
 def check_valid(tile: TileBufType, rows: int, cols: int) -> tuple[int, int]:
     """A runtime valid shape of `tile`, or an OpFault when it does not fit."""
     if not 0 <= rows <= tile.rows:

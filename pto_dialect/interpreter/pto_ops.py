@@ -45,7 +45,7 @@ from . import tile_ops
 from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import to_compute, to_storage
 from .errors import InterpreterError, OpFault
-from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef, check_valid, tile_layout, view_reach
+from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef, check_valid, reshaped_valid, tile_layout, view_reach
 from .trace import TraceEvent
 
 
@@ -239,12 +239,7 @@ def _compile_treshape(c: Compiler, op: ir.Operation) -> Instr:
         lo, hi = src.span
         if layout.nbytes > hi - lo:
             raise OpFault(f"the result type {result_type.ptoas()} spans {layout.nbytes} bytes, more than its source's {hi - lo}")
-        if result_type.dynamic_valid == (False, False):
-            valid = result_type.valid
-        elif layout.shape == src.layout.shape:
-            valid = src.valid
-        else:
-            valid = layout.shape
+        valid = reshaped_valid(result_type, layout, src.layout, src.valid)
         frame[result] = TileRef(src.storage, src.offset, layout, valid, src.slot)
 
     return guard_at(op.location, name, run)

@@ -70,7 +70,7 @@ from ..catalogue import CATALOGUE, SYNTAX_OPS
 from ..diagnostics import location_text
 from ..interpreter import scalars
 from ..interpreter.errors import OpFault
-from ..interpreter.memory import TileLayout, tile_layout
+from ..interpreter.memory import TileLayout, reshaped_valid, row_major_strides, tile_layout
 from ..interpreter.trace import Access, TraceEvent, block_accesses
 from ..ops import op_def
 from ..targets import space_spec
@@ -217,14 +217,6 @@ class _View:
     shape: tuple[int | None, ...]
     strides: tuple[int | Unknown, ...]
     itemsize: int
-
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return tuple(reversed(strides))
 
 
 # --- the events -------------------------------------------------------------------------------
@@ -487,7 +479,7 @@ class _Evaluator:
             if None in known:
                 strides = tuple(self.symbol(("stride", k, i), f"stride{i}(arg{k})") for i in range(len(known)))
             else:
-                strides = _row_major(known)
+                strides = row_major_strides(known)
             return _View(f"gm{k}", 0, known, strides, size)
         if tile_type(t) is not None:
             return self.tile_from_type(f"arg{k}", tile_type(t))
@@ -779,12 +771,7 @@ def _treshape(ev: _Evaluator, op: ir.Operation) -> None:
         raise StaticScheduleError(op.location, "a treshape of a tensor view is not modelled")
     src = _tile_operand(ev, op, "src")
     layout = ev.layout_of(op, result_type)
-    if result_type.dynamic_valid == (False, False):
-        valid = result_type.valid
-    elif layout.shape == src.layout.shape:
-        valid = src.valid
-    else:
-        valid = layout.shape
+    valid = reshaped_valid(result_type, layout, src.layout, src.valid)
     ev.env[op.results[0]] = _Tile(src.storage, src.offset, layout, valid, src.slot)
 
 
