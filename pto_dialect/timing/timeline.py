@@ -68,19 +68,26 @@ def check_timeline_path(path: str) -> None:
         )
 
 
+def _run_totals(run: TimelineRun) -> dict:
+    """What both timeline formats say of a run as a whole."""
+    return {
+        "label": run.label,
+        "function": run.function,
+        "arch": run.schedule.arch,
+        "cycles": run.schedule.cycles,
+        "lower_bound": run.schedule.bound,
+        "bound_pipe": run.schedule.bound_pipe,
+        "efficiency": run.schedule.efficiency,
+    }
+
+
 def timeline_data(runs: list[TimelineRun]) -> dict:
     """The schedules as plain data: per run the totals and every op."""
     return {
         "model": MODEL_NOTE,
         "runs": [
             {
-                "label": run.label,
-                "function": run.function,
-                "arch": run.schedule.arch,
-                "cycles": run.schedule.cycles,
-                "lower_bound": run.schedule.bound,
-                "bound_pipe": run.schedule.bound_pipe,
-                "efficiency": run.schedule.efficiency,
+                **_run_totals(run),
                 "pipes": {
                     u.pipe: {"ops": u.ops, "busy": u.busy, "utilisation": run.schedule.utilisation(u.pipe)}
                     for u in run.schedule.pipes.values()
@@ -141,16 +148,7 @@ def chrome_trace(runs: list[TimelineRun]) -> dict:
             "model": MODEL_NOTE,
             "time_unit": TIME_UNIT,
             "runs": [
-                {
-                    "pid": pid,
-                    "label": run.label,
-                    "function": run.function,
-                    "arch": run.schedule.arch,
-                    "cycles": run.schedule.cycles,
-                    "lower_bound": run.schedule.bound,
-                    "bound_pipe": run.schedule.bound_pipe,
-                    "efficiency": run.schedule.efficiency,
-                }
+                {"pid": pid, **_run_totals(run)}
                 for pid, run in enumerate(runs, 1)
             ],
         },
