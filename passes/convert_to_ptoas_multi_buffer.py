@@ -281,8 +281,7 @@ class _Conversion:
             decision.reasons.append(f"slots=model, capacity: {trade.describe()}")  # the tile: decision.model.trades
             diagnostics.emit_remark(trade.alloc.location, note)
         if not choice.fits:
-            spaces = sorted({c.space for c in candidates if _room_left_of(c.space, candidates, room) < 0})
-            self.decline(loop, decision, f"its eligible tiles do not fit \"{spaces[0]}\" on {self.arch} even with one slot each")
+            self.decline(loop, decision, f"its eligible tiles do not fit \"{choice.full_space}\" on {self.arch} even with one slot each")
             for t in decision.tiles:
                 t.converted = False
             return True
@@ -537,11 +536,6 @@ class _Conversion:
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
-
-
-def _room_left_of(space: str, candidates: list, room: dict[str, int]) -> int:
-    """Bytes of `space` left with one slot per candidate."""
-    return room.get(space, 0) - sum(c.stride for c in candidates if c.space == space)
 
 
 def _model_numbers(choice) -> SlotModelNumbers:

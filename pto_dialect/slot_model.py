@@ -88,6 +88,7 @@ class SlotChoice:
     slots: dict[ir.Operation, int]  # eligible alloc -> its slot count (1: stays single)
     why: dict[ir.Operation, str]  # eligible alloc -> the numbers behind its count
     fits: bool = True  # False: even one slot each overflows a space
+    full_space: str = ""  # that space, when not `fits`
     timed: bool = True  # False: the loop could not be timed (`problem` says why)
     problem: str = ""
     cycles_single: float | None = None  # every eligible tile single
@@ -230,6 +231,7 @@ def _fit(
         options = [c for c in candidates if c.space in over and choice[c.alloc] > 1]
         if not options:
             result.fits = False
+            result.full_space = min(over)
             return
         now = timed(choice) if timed is not None else None
 

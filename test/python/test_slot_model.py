@@ -152,3 +152,38 @@ def test_a_capacity_trade_is_in_the_report_at_the_tile_in_the_users_file(tmp_pat
     line = next(i for i, text in enumerate(source.read_text().splitlines(), 1) if "%y = pto.alloc_tile : !big" in text)
     assert trade["location"] == f"{source}:{line}:10"  # the stored tile, in the user's file
     assert (trade["space"], trade["slots_from"], trade["slots_to"], trade["bytes_freed"]) == ("vec", 2, 1, 49152)
+
+
+FULL_EVEN_SINGLE = """
+!big = !pto.tile_buf<vec, 128x128xf32>
+!bv = !pto.partition_tensor_view<128x128xf32>
+func.func @full(%src: !bv, %dst: !bv) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %w = pto.alloc_tile : !big
+  pto.tload ins(%src : !bv) outs(%w : !big)
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = pto.alloc_tile : !big
+    %y = pto.alloc_tile : !big
+    %z = pto.alloc_tile : !big
+    pto.tload ins(%src : !bv) outs(%x : !big)
+    pto.tadd ins(%x, %w : !big, !big) outs(%y : !big)
+    pto.tmul ins(%y, %x : !big, !big) outs(%z : !big)
+    pto.tstore ins(%z : !big) outs(%dst : !bv)
+  } {pto.pipeline_stages = 2 : i64}
+  return
+}
+"""
+
+
+def test_a_loop_whose_tiles_overflow_even_single_is_declined_naming_the_space():
+    remarks = []
+    with ir.Context() as ctx:
+        pto_dialect.load_dialect(ctx)
+        ctx.attach_diagnostic_handler(lambda d: remarks.append(str(d.message)) or True)
+        module = pto_dialect.parse(FULL_EVEN_SINGLE, name="full.pto")
+        report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{slots=model}")
+    (loop,) = report.loops
+    assert not loop.converted
+    assert 'pipeline loop is not converted: its eligible tiles do not fit "vec" on a2a3 even with one slot each' in remarks
