@@ -13,7 +13,7 @@ from ..allocs import AllocOperands, alloc_operands, create_alloc
 from ..buffers import escape_reason, is_buffer
 from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
-from ..ir_utils import ConstantInts, defined_inside, nested_in
+from ..ir_utils import ConstantInts, Enclosing, nested_in
 from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
@@ -40,6 +40,7 @@ class _Tile:
     view: TileBufType | None
     reason: str = ""  # why it is not multi-buffered; "" when eligible
     operands: AllocOperands = AllocOperands()
+    uses: list | None = None  # (owner op, operand number) of each use, read once
 
     @property
     def space(self) -> str:
@@ -174,16 +175,17 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         walk_and_apply_patterns(module, patterns.freeze())
 
 
-def _resized(tile: ir.Value) -> bool:
-    """Whether `tile`, or a treshape of it, is the source of a set_validshape."""
-    work = [tile]
+def _resized(users: list[ir.Operation]) -> bool:
+    """Whether a tile whose uses are by `users`, or a treshape of it, is the
+    source of a set_validshape."""
+    work = [users]
     while work:
-        for use in work.pop().uses:
-            owner = use.owner
-            if owner.name == "pto.set_validshape":
+        for owner in work.pop():
+            name = owner.name
+            if name == "pto.set_validshape":
                 return True
-            if owner.name == "pto.treshape":
-                work.append(owner.results[0])
+            if name == "pto.treshape":
+                work.append([use.owner.operation for use in owner.results[0].uses])
     return False
 
 
@@ -202,6 +204,9 @@ class _Conversion:
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
+        self.enclosing = Enclosing()
+        self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
+        self.counts: dict[int, ir.Attribute] = {}  # slot count -> its index attribute
 
     # -- per loop ----------------------------------------------------------------
 
@@ -213,7 +218,8 @@ class _Conversion:
             return True
         decision = LoopDecision(self.name, location_text(loop.location), requested, converted=False)
         self.run.report.loops.append(decision)
-        problem = LoopBounds.of(loop, self.constants).step_problem
+        bounds = LoopBounds.of(loop, self.constants)
+        problem = bounds.step_problem
         if problem is not None:
             self.decline(loop, decision, problem)
             return True
@@ -236,7 +242,7 @@ class _Conversion:
         beside = self.bytes_beside(loop, tiles)
         slots, reason = self.fit_slots(wanted, eligible, beside)
         if self.by_model:
-            return self.convert_by_model(loop, decision, eligible, wanted, beside, slots)
+            return self.convert_by_model(loop, bounds, decision, eligible, wanted, beside, slots)
         if slots < MIN_SLOTS:
             self.decline(loop, decision, reason)
             for t in decision.tiles:
@@ -245,7 +251,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(loop, eligible, [slots] * len(eligible))
+        self.rewrite(loop, bounds, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
         for t in decision.tiles:
@@ -259,7 +265,14 @@ class _Conversion:
         return False
 
     def convert_by_model(
-        self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], wanted: int, beside: dict[str, int], uniform: int
+        self,
+        loop: ir.Operation,
+        bounds: LoopBounds,
+        decision: LoopDecision,
+        eligible: list[_Tile],
+        wanted: int,
+        beside: dict[str, int],
+        uniform: int,
     ) -> bool:
         """slots=model: each eligible tile its own count (pto_dialect/slot_model.py);
         every count is a remark with its numbers, and so is the loop's."""
@@ -306,7 +319,7 @@ class _Conversion:
             self.decline(loop, decision, f"slots=model gives no tile a second slot ({summary}); pto.pipeline_stages is set to 1")
             return False
         counts = [choice.slots[t.alloc] for t in buffered]
-        self.rewrite(loop, buffered, counts)  # erases the allocs choice.slots is keyed by
+        self.rewrite(loop, bounds, buffered, counts)  # erases the allocs choice.slots is keyed by
         decision.converted = True
         decision.slots = max(counts)
         note = f"pipeline loop converted by slots=model: {summary}"
@@ -350,7 +363,7 @@ class _Conversion:
         for t in tiles:
             if t.reason:
                 continue
-            verdict = verdicts[t.value] = straight_line_verdict(t.value, body)
+            verdict = verdicts[t.value] = straight_line_verdict(t.value, body, t.uses)
             if verdict is UNDECIDED:
                 t.reason = escape_reason(t.value) or ""
                 if not t.reason:
@@ -368,7 +381,8 @@ class _Conversion:
     def direct_tile(self, alloc: ir.Operation, loop: ir.Operation) -> _Tile:
         value = alloc.results[0]
         operands = alloc_operands(alloc)
-        tile = _Tile(alloc, value, tile_type(value.type), operands=operands)
+        uses = [(use.owner.operation, use.operand_number) for use in value.uses]
+        tile = _Tile(alloc, value, tile_type(value.type), operands=operands, uses=uses)
         view = tile.view
         if operands.addr is not None:
             tile.reason = "it has an explicit addr"
@@ -379,11 +393,11 @@ class _Conversion:
         elif view is not None and view.dtype in LOW_PRECISION:
             tile.reason = f"its element type {view.dtype} cannot be a multi-tile slot (ptoas does not support it yet)"
         else:
-            inside = next((v for v in operands.valid if defined_inside(v, loop)), None)
+            inside = next((v for v in operands.valid if self.enclosing.defined_inside(v, loop)), None)
             if inside is not None:
                 which = "valid_row" if operands.valid_row is not None and inside == operands.valid_row else "valid_col"
                 tile.reason = f"its {which} operand is defined inside the loop, so it cannot size a buffer made before it"
-            elif _resized(value):
+            elif _resized([owner for owner, _ in uses]):
                 tile.reason = "it is resized by pto.set_validshape, which ptoas allows on a pto.alloc_tile only, not on a multi-tile slot"
         return tile
 
@@ -497,11 +511,10 @@ class _Conversion:
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, loop: ir.Operation, tiles: list[_Tile], counts: list[int]) -> None:
+    def rewrite(self, loop: ir.Operation, bounds: LoopBounds, tiles: list[_Tile], counts: list[int]) -> None:
         """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
         replace its alloc by a `multi_tile_get` at the slot index of that
         count (one index per distinct count)."""
-        bounds = LoopBounds.of(loop, self.constants)
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             normalize_loop(loop)
             bounds = LoopBounds.of(loop)
@@ -509,7 +522,7 @@ class _Conversion:
         regions = []
         with ir.InsertionPoint(loop):
             for t, slots in zip(tiles, counts):
-                region_type = self.types.get(MultiTileBufType(t.view, slots))
+                region_type = self.region_type(t, slots)
                 region = create_alloc("pto.alloc_multi_tile", region_type, t.operands.with_addr(None), loc=t.alloc.location)
                 self.run.changed(region)
                 regions.append(region.result)
@@ -519,9 +532,10 @@ class _Conversion:
         slot_of: dict[int, ir.Value] = {}
         with ir.InsertionPoint.at_block_begin(body), loop.location:
             for slots in sorted(set(counts)):
-                count = ir.Operation.create(
-                    "arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, slots)}
-                ).result
+                attr = self.counts.get(slots)
+                if attr is None:
+                    attr = self.counts[slots] = ir.IntegerAttr.get(index, slots)
+                count = ir.Operation.create("arith.constant", results=[index], attributes={"value": attr}).result
                 slot_of[slots] = build_slot_index(loop, count, bounds)
         for t, region, slots in zip(tiles, regions, counts):
             get = ir.Operation.create(
@@ -536,6 +550,14 @@ class _Conversion:
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
+
+    def region_type(self, t: _Tile, slots: int) -> ir.Type:
+        """The `!pto.multi_tile_buf` of `slots` slots of t's tile type."""
+        key = (t.value.type, slots)
+        found = self.region_types.get(key)
+        if found is None:
+            found = self.region_types[key] = self.types.get(MultiTileBufType(t.view, slots))
+        return found
 
 
 def _model_numbers(choice) -> SlotModelNumbers:

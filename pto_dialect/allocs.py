@@ -8,17 +8,20 @@ rebuild allocs only through here, so that no operand is dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mlir import ir
 
 from .catalogue import ALLOC_OPS, SEGMENTS_ATTR
+from .ir_utils import dense_i32
 
 __all__ = ["ALLOC_OPS", "AllocOperands", "alloc_attributes", "alloc_operands", "create_alloc", "has_addr"]
 
 
-@dataclass(frozen=True)
-class AllocOperands:
+class AllocOperands(NamedTuple):
+    """An alloc's operands by name (a tuple: passes read one per alloc, and a
+    frozen dataclass costs ten times as much to build)."""
+
     addr: ir.Value | None = None
     valid_row: ir.Value | None = None
     valid_col: ir.Value | None = None
@@ -32,23 +35,23 @@ class AllocOperands:
         return AllocOperands(addr, self.valid_row, self.valid_col)
 
 
+_NONE = AllocOperands()
+
+
 def alloc_operands(alloc: ir.Operation) -> AllocOperands:
     """The operands of an alloc op, by name."""
     operands = alloc.operands
     n = len(operands)
     if n == 0:
-        return AllocOperands()
+        return _NONE
     attrs = alloc.attributes
     if SEGMENTS_ATTR in attrs:
-        sizes = list(ir.DenseI32ArrayAttr(attrs[SEGMENTS_ATTR]))
+        sizes = dense_i32(attrs[SEGMENTS_ATTR])
     else:  # built without segments: only an addr can be meant
-        sizes = [1, 0, 0] if n == 1 else [n >= 1, n >= 2, n >= 3]
-    values: list[ir.Value | None] = []
-    position = 0
-    for size in sizes[:3]:
-        values.append(operands[position] if size else None)
-        position += int(bool(size))
-    return AllocOperands(*values)
+        sizes = (1, 0, 0) if n == 1 else (n >= 1, n >= 2, n >= 3)
+    values = list(operands)  # one call for all of them; indexing costs one each
+    present = iter(values)
+    return AllocOperands(*(next(present) if size else None for size in sizes[:3]))
 
 
 def has_addr(alloc: ir.Operation) -> bool:

@@ -19,6 +19,7 @@ from functools import cached_property
 
 from mlir import ir
 
+from .ir_utils import dense_i32
 from .ops import OPS, OpDef, Pipe
 
 PIPES = tuple(Pipe)
@@ -89,7 +90,7 @@ class OpSpec:
         if self.definition.needs_segments:
             attrs = op.attributes
             if SEGMENTS_ATTR in attrs:
-                sizes = tuple(ir.DenseI32ArrayAttr(attrs[SEGMENTS_ATTR]))
+                sizes = dense_i32(attrs[SEGMENTS_ATTR])
         key = sizes if sizes is not None else len(op.operands)
         layout = self._layouts.get(key)
         if layout is None:

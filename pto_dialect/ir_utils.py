@@ -17,6 +17,14 @@ def walk_ops(root: ir.Operation, order: ir.WalkOrder = ir.WalkOrder.PRE_ORDER) -
     return ops
 
 
+def dense_i32(attr: ir.Attribute) -> tuple[int, ...]:
+    """The integers of a `DenseI32ArrayAttr` (like `operandSegmentSizes`).
+    Indexed one by one: `tuple(attr)` goes through the bindings' generic
+    iteration, about 15 times slower for the three or four sizes we read."""
+    array = ir.DenseI32ArrayAttr(attr)
+    return tuple([array[i] for i in range(len(array))])
+
+
 def constant_int(value: ir.Value) -> int | None:
     """The integer a value holds when it is an `arith.constant`, else None."""
     owner = value.owner
@@ -40,6 +48,27 @@ class ConstantInts:
         except KeyError:
             result = self._known[value] = constant_int(value)
             return result
+
+
+class Enclosing:
+    """`defined_inside` memoised by value, for one pass over IR whose values
+    it does not move: each value's enclosing ops are found once (an alloc's
+    valid-shape constants are shared by every loop of a function)."""
+
+    def __init__(self) -> None:
+        self._around: dict[ir.Value, frozenset[ir.Operation]] = {}
+
+    def defined_inside(self, value: ir.Value, op: ir.Operation) -> bool:
+        around = self._around.get(value)
+        if around is None:
+            owner = value.owner
+            parent = owner.owner if isinstance(value, ir.BlockArgument) else owner.operation.parent
+            ops = []
+            while parent is not None:
+                ops.append(parent)
+                parent = parent.parent
+            around = self._around[value] = frozenset(ops)
+        return op in around
 
 
 def nested_in(op: ir.Operation | None, ancestor: ir.Operation) -> bool:

@@ -133,22 +133,24 @@ UNDECIDED = object()
 _NOT_STRAIGHT = VIEW_OPS | {_SET_VALIDSHAPE}
 
 
-def straight_line_verdict(buffer: ir.Value, body: ir.Block):
+def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = None):
     """The verdict for a buffer whose every use is a catalogue op directly in
     `body` (the common case), from its uses alone: loop-carried iff the first
     op that touches it reads it. `UNDECIDED` when the uses are not that
-    simple (nested regions, aliases, unknown ops): the full walk decides."""
+    simple (nested regions, aliases, unknown ops): the full walk decides.
+    `uses` may give the (owner op, operand number) of its uses, read before."""
+    if uses is None:
+        uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
     first = None
     first_uses = []
-    for use in buffer.uses:
-        owner = use.owner.operation
+    for owner, number in uses:
         name = owner.name
         if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
             return UNDECIDED
         if first is None or owner.is_before_in_block(first):
-            first, first_uses = owner, [use.operand_number]
+            first, first_uses = owner, [number]
         elif owner == first:
-            first_uses.append(use.operand_number)
+            first_uses.append(number)
     if first is None:
         return None  # never used: nothing to carry
     layout = CATALOGUE[first.name].layout(first)

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith
 
 from .ir_utils import constant_int
 
@@ -76,7 +75,7 @@ def induction_var(loop: ir.Operation) -> ir.Value:
 
 
 def _constant(value: int, type_: ir.Type) -> ir.Value:
-    return arith.ConstantOp(type_, ir.IntegerAttr.get(type_, value)).result
+    return ir.Operation.create("arith.constant", results=[type_], attributes={"value": ir.IntegerAttr.get(type_, value)}).result
 
 
 def _binary(name: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
@@ -112,22 +111,22 @@ def normalize_loop(loop: ir.Operation) -> None:
         if bounds.trip_count is not None:
             trip_count = _constant(bounds.trip_count, iv_type)
         else:
-            span = arith.SubIOp(bounds.upper, bounds.lower).result
-            trips = arith.CeilDivSIOp(span, bounds.step).result
-            trip_count = arith.MaxSIOp(trips, zero).result
+            span = _binary("arith.subi", bounds.upper, bounds.lower)
+            trips = _binary("arith.ceildivsi", span, bounds.step)
+            trip_count = _binary("arith.maxsi", trips, zero)
     body = loop.regions[0].blocks[0]
     with ir.InsertionPoint.at_block_begin(body), loop.location:
         users: list[ir.Operation] = []
         value = iv
         if bounds.step_const != 1:
-            scaled = arith.MulIOp(iv, bounds.step)
-            users.append(scaled.operation)
-            value = scaled.result
+            scaled = _binary("arith.muli", iv, bounds.step)
+            users.append(scaled.owner.operation)
+            value = scaled
         if bounds.lower_const != 0:
-            shifted = arith.AddIOp(bounds.lower, value)
+            shifted = _binary("arith.addi", bounds.lower, value)
             if value is iv:
-                users.append(shifted.operation)
-            value = shifted.result
+                users.append(shifted.owner.operation)
+            value = shifted
     if value is not iv:
         iv.replace_all_uses_except(value, users)
     loop.operands[0] = zero
