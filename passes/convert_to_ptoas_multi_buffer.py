@@ -14,7 +14,6 @@ from ..buffers import escape_reason, is_buffer
 from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
 from ..ir_utils import ConstantInts, Enclosing, nested_in
-from ..liveness import buffer_values
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
@@ -415,6 +414,8 @@ class _Conversion:
         single = [t for t in tiles if t.reason and t.view is not None]
         if not single:
             return beside
+        from ..liveness import buffer_values  # here: most loops have no single tile, and the allocator's module is big
+
         body = loop.regions[0].blocks[0]
         position: dict[ir.Operation, int] = {}  # every op in the body -> the index of the body op holding it
         for index, view in enumerate(body.operations):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 
 class CreateError(OSError):
@@ -28,6 +27,8 @@ def write_atomically(path: str, data: bytes) -> None:
         with open(target, "wb") as f:
             f.write(data)
         return
+    import tempfile  # here: writing to a device or a pipe never needs it
+
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target) or ".")
     except OSError as e:

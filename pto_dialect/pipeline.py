@@ -15,7 +15,6 @@ Python pass, and after each run of C++ passes, the pto verifier runs (as
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -207,6 +206,8 @@ class PipelineRun:
         except PassFailed:
             mlir_pass.signal_pass_failure()
         except Exception as e:  # a bug in a pass: a diagnostic, never a traceback
+            import traceback
+
             detail = traceback.format_exc() if os.environ.get("PTO_DEBUG") else ""
             diagnostics.emit_error(
                 op.location,

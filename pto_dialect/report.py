@@ -7,7 +7,6 @@ and where each buffer was placed, without parsing text.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 
 
@@ -111,4 +110,6 @@ class PipelineReport:
         return asdict(self)
 
     def to_json(self, indent: int | None = 2) -> str:
+        import json  # here: most runs never write a report
+
         return json.dumps(self.to_dict(), indent=indent)

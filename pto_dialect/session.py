@@ -21,7 +21,6 @@ import io
 import os
 import re
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -376,6 +375,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
     try:
         if operation.parent is not None or operation.name != "builtin.module" or "sym_name" in operation.attributes:
             return None  # the tree's paths are named after symbols: only the plain top-level module
+        import tempfile  # here: only large modules are printed through a file
+
         from mlir.passmanager import PassManager
 
         with tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
