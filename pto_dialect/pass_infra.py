@@ -138,6 +138,11 @@ class ModulePass:
     """Base class of every pto pass; runs on the `builtin.module`."""
 
     name: ClassVar[str] = ""
+    dependent_dialects: ClassVar[tuple[str, ...]] = ()
+    """Dialects `apply` may load (by parsing or building their ops) besides
+    those of its input: loaded before the pass manager runs, as MLIR's
+    `getDependentDialects` are, since a dialect cannot be loaded while the
+    passes run."""
     records_changes: ClassVar[bool] = False
     """True when `apply` reports every op it creates or changes with
     `run.changed(op)` (and changes no op it does not report): the check

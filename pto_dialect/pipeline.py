@@ -187,6 +187,7 @@ class PipelineRun:
             if expanded is not None:
                 self.schedule(pm, expanded)
                 continue
+            _load_dialects(item.dependent_dialects)
             pm.add(
                 lambda op, p, item=item: self._run_python_pass(item, op, p),
                 name=type(item).__name__,
@@ -225,6 +226,18 @@ def _verify_after(pass_obj: ModulePass, run: PassRun, op: ir.Operation) -> bool:
     if run.changed_ops is not None:
         return verify_ops(run.changed_ops, op, arch)
     return verify_module(op, arch, check_types=False)
+
+
+def _load_dialects(names: tuple[str, ...]) -> None:
+    """Load `names` into the current Context (a tool's Context loads
+    dialects on demand: dialect.new_context)."""
+    if not names:
+        return
+    context = ir.Context.current
+    if context is None:  # no current Context: the caller's loads what it loads
+        return
+    for name in names:
+        context.get_dialect_descriptor(name)
 
 
 def _verify_after_cpp_passes(op: ir.Operation, mlir_pass) -> None:

@@ -29,7 +29,7 @@ from mlir import ir
 
 from . import diagnostics
 from .diagnostics import Diag
-from .dialect import load_dialect
+from .dialect import load_dialect, new_context
 from .ptoas_syntax import Translation, to_generic, to_ptoas
 from .source_text import line_col, parser_hazard
 from .verifier import verify_parsed
@@ -157,7 +157,7 @@ class Session:
         allow_unregistered: bool | None = None,
     ) -> None:
         self.source = source
-        self.context = context or ir.Context()
+        self.context = context or new_context()
         self.diagnostics: list[Diag] = []
         self._on_diagnostic = on_diagnostic
         # None: what the Context allows (a caller's Context keeps its setting)

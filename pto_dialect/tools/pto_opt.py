@@ -313,8 +313,7 @@ class Driver:
         self.reports = []
 
     def run(self) -> int:
-        from mlir import ir
-
+        from ..dialect import new_context
         from ..session import read_source
 
         opts = self.opts
@@ -323,11 +322,11 @@ class Driver:
         writer.check_target(opts.output, "output file", may_be_input=True)
         writer.check_target(opts.report_file, "report file")
         # Checking the pipeline leaves its Context as fresh as a new one: the
-        # first chunk gets it (a Context costs ~25 ms to make).
-        context = ir.Context()
+        # first chunk gets it.
+        context = new_context()
         self.items = _pipeline_items(opts, context)
         for i, chunk in enumerate(self.source.chunks(opts.split_marker)):
-            self.process(chunk, context if i == 0 else ir.Context())
+            self.process(chunk, context if i == 0 else new_context())
             context = None
         if opts.report_file:
             self.write_report()
