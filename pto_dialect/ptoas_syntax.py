@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from operator import itemgetter
 
 from . import attributes as pto_attributes
 from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
@@ -86,9 +88,63 @@ class Translation:
     _orig: list[int] = field(default_factory=list)
     _copied: list[bool] = field(default_factory=list)
     _source: str = ""
+    # The reader of whole sources (`_Reader.run_by_lines`) records only what
+    # it translated, in order (`_settle` says how); the lists above are made
+    # from that record the first time a diagnostic needs them, which most
+    # runs never do.
+    _record: list | None = None
+
+    def _settle(self) -> None:
+        """Make the map's lists from the reader's record: the text between
+        two translated pieces is a verbatim copy; an op line made from its
+        template is one anchor at its op (`_OpAnchor`); a piece translated
+        with its own map (`_Spliced`) brings that map."""
+        record, self._record = self._record, None
+        gen_at, orig_at, copied_at = self._gen, self._orig, self._copied
+        src = self._source
+        gen = copy_from = 0
+
+        def copy(upto: int) -> None:
+            nonlocal gen
+            if upto > copy_from:
+                gen_at.append(gen)
+                orig_at.append(copy_from)
+                copied_at.append(True)
+                gen += upto - copy_from
+
+        for entry in record:
+            if entry.__class__ is _Spliced:
+                copy(entry.start)
+                inner = entry.translation
+                base = entry.base
+                for g, o, c in zip(inner._gen, inner._orig, inner._copied):
+                    gen_at.append(gen + g)
+                    orig_at.append(o + base)
+                    if isinstance(c, _OpAnchor) and base:
+                        pieces, order, parts, op_start = c
+                        c = _OpAnchor((pieces, order, parts, op_start + base))
+                    copied_at.append(c)
+                gen += len(inner.text)
+                copy_from = entry.end
+                continue
+            line_start, line, (pieces, order, _) = entry
+            head = _OP_LINE.match(line).end(1)
+            start = line_start + head
+            text = line[head:].rstrip()
+            parts = _SSA_SPLIT.split(text)
+            copy(start)
+            gen_at.append(gen)
+            orig_at.append(start)
+            copied_at.append(_OpAnchor((pieces, order, parts, start)))
+            names = parts[1::2]
+            gen += sum(map(len, pieces)) + sum(len(names[j]) for j in order)
+            copy_from = start + len(text)
+        copy(len(src))
 
     def original_offset(self, offset: int) -> int:
         """The source offset of a generic-text offset."""
+        if self._record is not None:
+            self._settle()
         if not self._gen:
             return offset
         i = bisect_right(self._gen, offset) - 1
@@ -102,6 +158,8 @@ class Translation:
     def original(self, line: int, col: int, first_line: int = 1) -> tuple[int, int]:
         """The source (line, col) of a generic-text (line, col); lines are
         numbered from `first_line` in both."""
+        if self._record is not None:
+            self._settle()
         if not self._gen:
             return line, col
         offset = _offset_of(self.text, line - first_line + 1, col)
@@ -110,6 +168,17 @@ class Translation:
         orig = self.original_offset(offset)
         src_line, src_col = _line_col(self._source, orig)
         return src_line + first_line - 1, src_col
+
+
+@dataclass(frozen=True)
+class _Spliced:
+    """In a reader's record: the source text [start, end) translated with a
+    map of its own, whose source offsets are `base` less than the source's."""
+
+    start: int
+    end: int
+    base: int
+    translation: Translation
 
 
 def _offset_of(text: str, line: int, col: int) -> int | None:
@@ -141,14 +210,38 @@ wraps an op's `ins(...)` and `outs(...)` over lines)."""
 _MAX_CHUNK_LINES = 10000
 """How many lines an open bracket may carry the general scan on for."""
 _SSA_SPLIT = re.compile(r"(%[\w$.\-]+(?:#\d+)?)")
+_SSA_SPLIT_NO_HASH = re.compile(r"(%[\w$.\-]+)")
+"""`_SSA_SPLIT` for a line without `#`: the same split, in two thirds of
+the time (Python's re is slow at an optional group)."""
+# An op's shape is its text around its SSA names, joined with `%`: an op
+# with a `%` that starts no name (a typo, or in a string) would have the
+# shape of an op with one name more, and be filled from its template.
+# Such an op is translated on its own.
 
 
-def _format_pattern(pieces: tuple[str, ...], order: tuple[int, ...]) -> str:
-    """A template's pieces and name order as one `str.format` pattern:
-    filling it is one C call instead of a Python join per op."""
-    escaped = [p.replace("{", "{{").replace("}", "}}") for p in pieces]
-    return escaped[0] + "".join(f"{{{j}}}" + piece for j, piece in zip(order, escaped[1:]))
+def _filler(pieces: Sequence[str], order: Sequence[int], count: int) -> tuple[str, Callable]:
+    """A template's pieces and name order as (pattern, pick): `pattern %
+    pick(names)` is the template filled with an op's `count` SSA names, in
+    one C call (`%` takes about half the time of `str.format`); `pick` puts
+    the names in the template's order (`tuple` when that is theirs)."""
+    pattern = "%s".join(p.replace("%", "%%") for p in pieces)
+    if tuple(order) == tuple(range(count)):
+        return pattern, tuple
+    if len(order) > 1:
+        return pattern, itemgetter(*order)  # (a tuple, from two items on)
+    return pattern, lambda names: tuple(names[j] for j in order)
+
+
 _PLACEHOLDER = re.compile(r"%pto_ssa_(\d+)_")
+
+# What `run_by_lines` does with a line of pto text, by its shape (`_Reader.line_action`):
+_COPY = "copy"  # nothing to translate (pto attribute names only)
+_TEMPLATE = "template"  # one op, from its template: (_TEMPLATE, the line's `_filler`, the op's template)
+_INFER = "infer"  # one op whose template depends on constants: (_INFER, result count, op shape, its OpDef, by constants)
+_LONG = "long"  # one op without a template: (_LONG, its OpDef), translated by `translate_op`
+_SCAN = "scan"  # anything else: the general scan (`run`)
+_COPY_ACTION = (_COPY,)
+_SCAN_ACTION = (_SCAN,)
 
 # Every branch starts with a literal character, so that the engine skips
 # to the next candidate at C speed; what a branch needs before it (a type
@@ -181,10 +274,13 @@ class _Reader:
         # An op's generic text depends on its text with the SSA names taken
         # out (and, for an op whose result type is inferred from constant
         # sizes, on those constants): ops of one shape are translated once.
-        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...], str] | None] = {}
+        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...], tuple] | None] = {}
         """Per op shape: the generic text's pieces around its SSA names, which
-        name follows each piece, and the same as a `str.format` pattern."""
+        name follows each piece, and the same as a `_filler`."""
         self.type_cache: dict[str, tuple[str, object]] = {}
+        self.line_actions: dict[tuple[str, ...], tuple] = {}
+        """Per line shape (its text around SSA names): what `run_by_lines`
+        does with such a line (`line_action`)."""
 
     # -- output with its map ---------------------------------------------------------------
 
@@ -205,27 +301,34 @@ class _Reader:
 
     def run_by_lines(self) -> Translation:
         """The translation, line by line: a line that holds no pto text is
-        copied, a line that is one pto op goes through its shape's template,
-        and anything else (a comment, a string, an op over several lines, a
-        type alias, pto types in an upstream op) through the general scan
+        copied, a line that is one pto op is filled from its template, and
+        anything else (a comment, a string, an op over several lines, a type
+        alias, pto types in an upstream op) goes through the general scan
         (`run`) on just those lines. The same result as `run`, at a fraction
-        of the cost on large kernels, which are mostly simple lines."""
+        of the cost on large kernels, which are mostly simple lines.
+
+        What to do with a line of pto text depends only on its shape, its
+        text with the SSA names taken out (`line_action`), and is worked out
+        once per shape; a line of a known shape costs one regex split, one
+        dict look-up and one `%` fill (`_filler`). The map back to the source is
+        only recorded (`Translation._settle`)."""
         src = self.src
         lines = src.split("\n")
-        t = self.translation
         out = self.out
-        gen, orig, copied = t._gen, t._orig, t._copied
-        templates = self.op_templates
+        record = self.translation._record = []
+        actions = self.line_actions
         ssa_split = _SSA_SPLIT.split
+        ssa_split_no_hash = _SSA_SPLIT_NO_HASH.split
         constants = self.constants
-        op_line = _OP_LINE.match
         offset = 0  # source offset of the current line
-        copy_from = 0  # start of the source text copied but not yet emitted
+        copy_from = 0  # start of the source text not yet in `out`
         i = 0
         n = len(lines)
         while i < n:
             line = lines[i]
-            if "pto" not in line and '"' not in line and "//" not in line:
+            if '"' in line or "//" in line:
+                action = _SCAN_ACTION
+            elif "pto" not in line:
                 if "arith.constant" in line:
                     c = _SOURCE_CONSTANT.match(line)
                     if c is not None:
@@ -235,59 +338,41 @@ class _Reader:
                 offset += len(line) + 1
                 i += 1
                 continue
-            simple = '"' not in line and "//" not in line
-            m = op_line(line) if simple else None
-            if (
-                simple
-                and "!pto" not in line
-                and "#pto" not in line
-                # an op name not followed by `=`, `,` or `}` is no attribute name: no need to count
-                and (m is None or line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}"))
-                and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
-            ):
-                # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
-                offset += len(line) + 1
-                i += 1
-                continue
-            if m is not None and line.count("(") == line.count(")"):
-                definition = ptoas_op_def(m.group(2))
-                start = offset + m.end(1)
-                if definition is not None:
-                    if start > copy_from:  # (`_flush_copy`, inlined)
-                        gen.append(self.out_len)
-                        orig.append(copy_from)
-                        copied.append(True)
-                        piece = src[copy_from:start]
-                        out.append(piece)
-                        self.out_len += len(piece)
-                    text = line[m.end(1) :].rstrip()
-                    # `translate_op_cached`'s look-up, inlined for an op whose template is made
-                    parts = ssa_split(text)
-                    names = parts[1::2]
-                    shape = "%".join(parts[0::2])
-                    key: tuple = (shape,)
-                    if definition.infer_result and "->" not in shape:
-                        key = (shape, tuple(map(self.constants.get, names)))
-                    template = templates.get(key)
-                    if template is not None:
-                        pieces, order, pattern = template
-                        gen.append(self.out_len)
-                        orig.append(start)
-                        copied.append(_OpAnchor((pieces, order, parts, start)))
-                        generic = pattern.format(*names)
-                        out.append(generic)
-                        self.out_len += len(generic)
-                        copy_from = start + len(text)
-                        offset += len(line) + 1
-                        i += 1
-                        continue
-                    end = self.translate_op_cached(definition, start, start + len(m.group(2)), text)
-                    copy_from = end
-                    if end <= offset + len(line):
-                        offset += len(line) + 1
-                        i += 1
-                        continue
-                    # the op went on past its line (the long way did it): catch up
+            else:
+                parts = ssa_split(line) if "#" in line else ssa_split_no_hash(line)  # text, name, text, ..., text
+                names = parts[1::2]
+                flat = "".join(names)
+                if "#" in flat or "pto." in flat:
+                    action = self.line_action(line, parts)  # its names may decide what it is: not by its shape
+                else:
+                    shape = tuple(parts[0::2])
+                    action = actions.get(shape)
+                    if action is None:
+                        action = actions[shape] = self.line_action(line, parts)
+                kind = action[0]
+                if kind is _INFER:
+                    action = self.inferred_action(action, line, names)
+                    kind = action[0]
+                if kind is _TEMPLATE:
+                    if offset > copy_from:
+                        out.append(src[copy_from:offset])
+                    out.append(action[1] % action[2](names))
+                    record.append((offset, line, action[3]))
+                    copy_from = offset + len(line)
+                    offset = copy_from + 1
+                    i += 1
+                    continue
+                if kind is _COPY:
+                    offset += len(line) + 1
+                    i += 1
+                    continue
+                if kind is _LONG:
+                    m = _OP_LINE.match(line)
+                    start = offset + m.end(1)
+                    if start > copy_from:
+                        out.append(src[copy_from:start])
+                    end = copy_from = self.translate_op_apart(action[1], start, start + len(m.group(2)))
+                    # the op may go on past its line: on after it
                     while offset + len(lines[i]) < end:
                         offset += len(lines[i]) + 1
                         i += 1
@@ -308,22 +393,94 @@ class _Reader:
                     break
             chunk_end = offset + sum(len(lines[k]) + 1 for k in range(first, i))
             chunk_end = min(chunk_end, len(src))
-            self._flush_copy(copy_from, offset)
+            if offset > copy_from:
+                out.append(src[copy_from:offset])
             self.translate_chunk(offset, chunk_end)
             constants = self.constants  # a function the chunk began has its own
             copy_from = chunk_end
             offset = chunk_end
-        self._flush_copy(copy_from, len(src))
-        t.text = "".join(out)
-        return t
+        if len(src) > copy_from:
+            out.append(src[copy_from:])
+        self.translation.text = "".join(out)
+        return self.translation
 
-    def _flush_copy(self, start: int, end: int) -> None:
-        if end > start:
-            self.emit(self.src[start:end], start, True)
+    def line_action(self, line: str, parts: list[str]) -> tuple:
+        """What `run_by_lines` does with a line that holds pto text and no
+        string or comment (`parts`: its split around SSA names): the same for
+        every line of its shape whose SSA names have no `#` or `pto.`."""
+        m = _OP_LINE.match(line)
+        if (
+            "!pto" not in line
+            and "#pto" not in line
+            # an op name not followed by `=`, `,` or `}` is no attribute name: no need to count
+            and (m is None or line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}"))
+            and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
+        ):
+            return _COPY_ACTION  # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
+        if m is None or line.count("(") != line.count(")"):
+            return _SCAN_ACTION
+        definition = ptoas_op_def(m.group(2))
+        if definition is None:
+            return _SCAN_ACTION
+        text = line[m.end(1) :].rstrip()
+        text_parts = _SSA_SPLIT.split(text)
+        shape = "%".join(text_parts[0::2])
+        if shape.count("%") != len(text_parts) // 2:
+            return (_LONG, definition)  # a `%` that starts no SSA name: see _SSA_SPLIT
+        head_names = (len(parts) - len(text_parts)) // 2  # the op's results
+        if definition.infer_result and "->" not in shape:
+            # its template depends on the constants it names (`inferred_action`)
+            return (_INFER, head_names, shape, definition, {})
+        return self.template_action(line, m.end(1), len(text), definition, (shape,), head_names, len(text_parts) // 2)
+
+    def inferred_action(self, action: tuple, line: str, names: list[str]) -> tuple:
+        """The action of an op line whose template depends on the constants
+        its SSA names (`names`, the line's) stand for."""
+        _, head_names, shape, definition, by_constants = action
+        values = tuple(map(self.constants.get, names[head_names:]))
+        resolved = by_constants.get(values)
+        if resolved is None:
+            m = _OP_LINE.match(line)
+            text_length = len(line[m.end(1) :].rstrip())
+            key = (shape, values)
+            resolved = by_constants[values] = self.template_action(line, m.end(1), text_length, definition, key, head_names, len(values))
+        return resolved
+
+    def template_action(self, line: str, op_start: int, op_length: int, definition: OpDef, key: tuple, head_names: int, count: int) -> tuple:
+        """`_TEMPLATE`, the `_filler` of the whole generic line
+        (the line's results, indentation and trailing blanks kept) and the
+        op's template (of `key`, for an op of `count` SSA names), or `_LONG`
+        when the op has none."""
+        template = self.op_template(definition, count, key)
+        if template is None:
+            return (_LONG, definition)
+        pieces, order, _ = template
+        head = _SSA_SPLIT.split(line[:op_start])
+        line_pieces = [*head[0:-1:2], head[-1] + pieces[0], *pieces[1:]]
+        line_pieces[-1] += line[op_start + op_length :]
+        line_order = [*range(head_names), *(j + head_names for j in order)]
+        return (_TEMPLATE, *_filler(line_pieces, line_order, head_names + count), template)
+
+    def translate_op_apart(self, definition: OpDef, start: int, name_end: int) -> int:
+        """`translate_op` with a map of its own, recorded (`_Spliced`): the
+        long way, for an op of `run_by_lines` that has no template."""
+        inner = _Reader(self.src)
+        inner.aliases = self.aliases
+        inner.constants = self.constants
+        inner.type_cache = self.type_cache
+        inner.op_templates = self.op_templates
+        # one list: the problems stay in order (and `translate_type` caches only while there are none)
+        inner.translation.problems = self.translation.problems
+        end = inner.translate_op(definition, start, name_end)
+        result = inner.translation
+        result.text = "".join(inner.out)
+        self.out.append(result.text)
+        self.translation._record.append(_Spliced(start, end, 0, result))
+        return end
 
     def translate_chunk(self, start: int, end: int) -> None:
         """The general scan on the lines [start, end) of the source, its
-        output and map spliced into this translation."""
+        output and map recorded in this translation."""
         inner = _Reader(self.src[start:end])
         inner.aliases = self.aliases
         inner.constants = self.constants
@@ -332,18 +489,10 @@ class _Reader:
         result = inner.run()
         self.constants = inner.constants  # a `func.func` in the chunk starts a new function
         t = self.translation
-        base = self.out_len
-        for gen, orig, copied in zip(result._gen, result._orig, result._copied):
-            t._gen.append(base + gen)
-            if isinstance(copied, _OpAnchor):
-                pieces, order, parts, op_start = copied
-                copied = _OpAnchor((pieces, order, parts, op_start + start))
-            t._orig.append(orig + start)
-            t._copied.append(copied)
         for problem in result.problems:
             t.problems.append(SyntaxProblem(problem.offset + start, problem.message))
         self.out.append(result.text)
-        self.out_len += len(result.text)
+        t._record.append(_Spliced(start, end, start, result))
 
     def run(self) -> Translation:
         src = self.src
@@ -494,41 +643,47 @@ class _Reader:
 
     # -- ops -------------------------------------------------------------------------------
 
-    def translate_op_cached(self, definition: OpDef, start: int, name_end: int, text: str | None = None) -> int:
+    def translate_op_cached(self, definition: OpDef, start: int, name_end: int) -> int:
         """`translate_op`, through the template of ops of this shape when
-        the op is the rest of its line (`text`, when the caller has checked
-        it holds no string or comment and balances its parentheses)."""
-        if text is None:
-            src = self.src
-            line_end = src.find("\n", name_end)
-            if line_end < 0:
-                line_end = len(src)
-            text = src[start:line_end].rstrip()
-            if '"' in text or "//" in text or text.count("(") != text.count(")"):
-                return self.translate_op(definition, start, name_end)  # strings, comments, a multi-line op: the long way
+        the op is the rest of its line."""
+        src = self.src
+        line_end = src.find("\n", name_end)
+        if line_end < 0:
+            line_end = len(src)
+        text = src[start:line_end].rstrip()
+        if '"' in text or "//" in text or text.count("(") != text.count(")"):
+            return self.translate_op(definition, start, name_end)  # strings, comments, a multi-line op: the long way
         parts = _SSA_SPLIT.split(text)  # text, name, text, name, ..., text
         names = parts[1::2]
         shape = "%".join(parts[0::2])
+        if shape.count("%") != len(names):
+            return self.translate_op(definition, start, name_end)  # a `%` that starts no SSA name: see _SSA_SPLIT
         key: tuple = (shape,)
         if definition.infer_result and "->" not in shape:
             key = (shape, tuple(map(self.constants.get, names)))
-        template = self.op_templates.get(key, False)
-        if template is False:
-            made = self.make_template(definition, len(names), key)
-            template = self.op_templates[key] = None if made is None else (*made, _format_pattern(*made))
+        template = self.op_template(definition, len(names), key)
         if template is None:
             return self.translate_op(definition, start, name_end)
-        pieces, order, pattern = template
+        pieces, order, (pattern, pick) = template
         # One anchor for the whole op: the map back into it is worked out
         # only when a diagnostic asks (`Translation.original_offset`).
         t = self.translation
         t._gen.append(self.out_len)
         t._orig.append(start)
         t._copied.append(_OpAnchor((pieces, order, parts, start)))
-        generic = pattern.format(*names)
+        generic = pattern % pick(names)
         self.out.append(generic)
         self.out_len += len(generic)
         return start + len(text)
+
+    def op_template(self, definition: OpDef, count: int, key: tuple) -> tuple[tuple[str, ...], tuple[int, ...], tuple] | None:
+        """The template of ops of the shape `key` (with `count` SSA names):
+        (pieces, name order, its `_filler`), or None."""
+        template = self.op_templates.get(key, False)
+        if template is False:
+            made = self.make_template(definition, count, key)
+            template = self.op_templates[key] = None if made is None else (*made, _filler(*made, count))
+        return template
 
     def make_template(self, definition: OpDef, count: int, key: tuple):
         """The generic text of an op of this shape, split around its SSA
@@ -851,8 +1006,13 @@ _GENERIC_OP = re.compile(r'^(?P<head>[ \t]*(?:%[^\n"]*?= )?)"(?P<name>pto\.[\w.]
 _GENERIC_TYPE_OR_ATTR = re.compile(r'!pto\.\w+(?=<|[\s,)>:}\]]|$)|#pto\.\w+<"')
 _CONSTANT_LINE = re.compile(r"[ \t]*(%[\w$.\-]+) = arith\.constant (-?\d+) : (?:index|i\d+)$")
 _RESULTS = re.compile(r"[ \t]*%[^\n\"]*= ")
-_PRINTED_OP_LINE = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[\w.]+)"\(((?:%[\w$.\-]+(?:#\d+)?(?:, %[\w$.\-]+(?:#\d+)?)*)?)\)')
-"""The start of a pto op line as MLIR prints it: (results, name, operands)."""
+_PRINTED_OP_LINE = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[^"]*)"\(((?:%[\w$.\-]+(?:#\d+)?(?:, %[\w$.\-]+(?:#\d+)?)*)?)\)')
+"""The start of a pto op line as MLIR prints it: (results, name, operands).
+The name is not checked (a character class per character costs a third of
+the match): a line with a name no op has is written as a line this does not
+match is, with its types translated."""
+_PRINTED_OP_LINE_NO_HASH = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[^"]*)"\(((?:%[\w$.\-]+(?:, %[\w$.\-]+)*)?)\)')
+"""`_PRINTED_OP_LINE` for a line without `#` (see _SSA_SPLIT_NO_HASH)."""
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
 _RENDER = object()
@@ -906,71 +1066,92 @@ class _Writer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.constants: dict[str, int] = {}
+        # Constant lines are recorded in the dict `self.constants` is at
+        # first; `make_template` puts a copy in its place, so from the first
+        # template on the writer sees only the constants defined before it.
+        self.defined_constants = self.constants
+        self.templates: dict[tuple, tuple | None] = {}
+        """`render_cached`'s templates (`_filler`s), by op shape."""
+        self.shapes: dict[tuple, object] = {}
+        """What `run` does with an op line, by (name, operand count, rest)."""
 
     def run(self) -> str:
         # MLIR prints each pto op on a line of its own (pto ops have no
         # regions): the text is rewritten line by line, and a line is looked
         # at closely only when it holds a pto op or a pto type.
-        constants = self.constants
-        track_constants = "partition_view" in self.text
-        templates: dict[tuple, tuple | None] = {}
-        # The fast path: an op line as MLIR prints it, `HEAD"pto.NAME"(%a, %b)REST`,
-        # where REST (attributes and types) holds no SSA name, is filled from
-        # the template of its (name, operand count, REST): one regex match and
-        # one dict look-up per line (docs/performance.md, "Where the time goes").
-        shapes: dict[tuple, object] = {}
+        text = self.text
+        track_constants = "partition_view" in text
+        has_locations = " loc(" in text
+        shapes = self.shapes
         elided = _ELIDED_RESULT_OPS
         op_line = _PRINTED_OP_LINE.match
-        has_locations = " loc(" in self.text
-        lines = self.text.split("\n")
+        op_line_no_hash = _PRINTED_OP_LINE_NO_HASH.match
+        lines = text.split("\n")
         for i, line in enumerate(lines):
-            q = line.find('"pto.')
-            if q >= 0:
-                m = op_line(line)
-                if m is not None:
-                    head, name, operands = m.groups()
-                    rest = line[m.end(3) :]  # from the `)`: attributes and types
-                    trailer = ""
-                    if has_locations:
-                        loc = rest.find(" loc(")
-                        if loc >= 0:
-                            rest, trailer = rest[:loc], rest[loc:]
-                    if "%" not in rest:
-                        names = operands.split(", ") if operands else []
-                        if name in elided:
-                            # (`render_cached` reads `self.constants`, which `make_template` replaces)
-                            key = (name, len(names), rest, tuple(map(self.constants.get, names)))
-                        else:
-                            key = (name, len(names), rest)
-                        pattern = shapes.get(key)
-                        if pattern is None:
-                            pattern = shapes[key] = self.shape_pattern(name, len(names), rest, key[3:], templates)
-                        if pattern.__class__ is str:
-                            lines[i] = head + pattern.format(*names) + trailer
-                            continue
-                        if pattern is _RENDER:
-                            d = op_def(name)
-                            rendered = self.render(d, head, line, q + len(name) + 3, len(line))
-                            if rendered is not None:
-                                lines[i] = rendered
-                                continue
-                        lines[i] = _translate_types(line)  # not an op the table knows, or no format spells it
-                        continue
-                rendered = self.render_line(line, q, templates)
-                if rendered is not None:
-                    lines[i] = rendered
+            if '"pto.' in line:
+                m = op_line(line) if "#" in line else op_line_no_hash(line)
+                if m is None:
+                    lines[i] = self.write_unmatched(line)
                     continue
-            elif track_constants and "arith.constant" in line:
+                # The fast path: an op line as MLIR prints it, `HEAD"pto.NAME"(%a, %b)REST`,
+                # where REST (attributes and types) holds no SSA name, is filled from
+                # the template of its (name, operand count, REST): one regex match,
+                # one dict look-up and one `%` fill (docs/performance.md, "Where the time goes").
+                head, name, operands = m.groups()
+                rest = line[m.end(3) :]  # from the `)`: attributes and types
+                trailer = ""
+                if has_locations:
+                    loc = rest.find(" loc(")
+                    if loc >= 0:
+                        rest, trailer = rest[:loc], rest[loc:]
+                fill = None
+                if "%" not in rest:
+                    names = operands.split(", ") if operands else []
+                    if name in elided:
+                        # (`render_cached` reads `self.constants`, which `make_template` replaces)
+                        key = (name, len(names), rest, tuple(map(self.constants.get, names)))
+                    else:
+                        key = (name, len(names), rest)
+                    fill = shapes.get(key)
+                    if fill is None:
+                        fill = shapes[key] = self.shape_pattern(name, len(names), rest, key[3:], self.templates)
+                    if fill.__class__ is tuple:
+                        lines[i] = head + fill[0] % fill[1](names) + trailer
+                        continue
+                lines[i] = self.write_matched(line, head, name, fill)
+                continue
+            if track_constants and "arith.constant" in line:
                 c = _CONSTANT_LINE.match(line)
                 if c is not None:
-                    constants[c.group(1)] = int(c.group(2))
+                    self.defined_constants[c.group(1)] = int(c.group(2))
             if "pto." in line:
                 lines[i] = _translate_types(line)
         return "\n".join(lines)
 
+    def write_unmatched(self, line: str) -> str:
+        """A line with `"pto.` in it that is no op line as MLIR prints it."""
+        rendered = self.render_line(line, line.find('"pto.'), self.templates)
+        return _translate_types(line) if rendered is None else rendered
+
+    def write_matched(self, line: str, head: str, name: str, pattern) -> str:
+        """An op line `_PRINTED_OP_LINE` matches that its shape's template
+        does not write (`pattern`: what `shape_pattern` said of its shape,
+        or None when SSA names follow its operands)."""
+        if pattern is _RENDER:
+            d = op_def(name)
+            rendered = self.render(d, head, line, len(head) + len(name) + 3, len(line))
+            if rendered is not None:
+                return rendered
+        if pattern is None:
+            rendered = self.render_line(line, len(head), self.templates)
+            if rendered is not None:
+                return rendered
+            return _translate_types(line)  # ("pto." is in it)
+        return _translate_types(line)  # not an op the table knows, or no format spells it
+
     def shape_pattern(self, name: str, count: int, rest: str, constants: tuple, templates: dict):
         """What the fast path of `run` does with op lines of one shape: the
-        `str.format` pattern `render_cached` would fill for them, `_RENDER`
+        template (`_filler`) `render_cached` would fill for them, `_RENDER`
         when each must be rendered on its own, `_TYPES_ONLY` when it is not an
         op of the table (only its types are translated)."""
         d = op_def(name)
@@ -983,7 +1164,7 @@ class _Writer:
         pattern = templates.get(key, False)
         if pattern is False:
             made = self.make_template(d, count, key)
-            pattern = templates[key] = None if made is None else _format_pattern(*made)
+            pattern = templates[key] = None if made is None else _filler(*made, count)
         return _RENDER if pattern is None else pattern
 
     def render_line(self, line: str, q: int, templates: dict) -> str | None:
@@ -1013,16 +1194,18 @@ class _Writer:
         parts = _SSA_SPLIT.split(body)
         names = parts[1::2]
         shape = "%".join(parts[0::2])
+        if shape.count("%") != len(names):
+            return self.render(d, head, line, operands_start, len(line))  # a `%` that starts no SSA name: see _SSA_SPLIT
         key: tuple = (shape,)
         if d.elide_result_when_inferred:
             key = (shape, tuple(map(self.constants.get, names)))
         pattern = templates.get(key, False)
         if pattern is False:
             made = self.make_template(d, len(names), key)
-            pattern = templates[key] = None if made is None else _format_pattern(*made)
+            pattern = templates[key] = None if made is None else _filler(*made, len(names))
         if pattern is None:
             return self.render(d, head, line, operands_start, len(line))
-        return head + pattern.format(*names) + trailer
+        return head + pattern[0] % pattern[1](names) + trailer
 
     def make_template(self, d: OpDef, count: int, key: tuple):
         """The ptoas text of an op line of this shape, split around its SSA
