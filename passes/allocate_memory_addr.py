@@ -9,7 +9,7 @@ from typing import ClassVar
 from mlir import ir
 
 from .. import diagnostics
-from ..allocs import ALLOC_OPS, alloc_attributes, alloc_operands, create_alloc, has_addr
+from ..allocs import ALLOC_OPS, AllocOperands, alloc_attributes, alloc_operands, create_alloc, has_addr
 from ..diagnostics import location_text
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
@@ -33,6 +33,9 @@ class _Buffer:
     type_text: str
     fixed: int | None
     dynamic: bool = False  # its addr operand is not a constant
+    index: int = 0  # its range's position in FunctionLiveness.buffers
+    type: ir.Type | None = None  # the alloc's result type
+    operands: AllocOperands | None = None  # the alloc's operands
 
     @property
     def alloc(self) -> ir.Operation:
@@ -57,7 +60,8 @@ class AllocateMemoryAddr(ModulePass):
     overlap may share addresses (`reuse=false` gives each its own range). A
     multi-tile region takes N * stride contiguous bytes, stride = its slot's
     bytes aligned up. Placement is a best-fit sweep over program points,
-    O(n log n) in the number of buffers.
+    each buffer placed by a binary search of its space's free holes (kept
+    sorted by address and by size).
 
     Sharing is pipe-aware (`pipe-aware=true`, the default): a buffer takes
     bytes another one held before only when the dependence that creates
@@ -165,14 +169,16 @@ class AllocateMemoryAddr(ModulePass):
         facts = []  # per buffer, what pipe-aware sharing needs
         if pipe_aware:
             per_range = share_facts(liveness)
-            index = {live.alloc: i for i, live in enumerate(liveness.buffers)}
-            facts = [per_range[index[b.alloc]] for b in buffers]
+            facts = [per_range[b.index] for b in buffers]
         ok = True
         memory = FunctionMemory(function=name, arch=arch)
         placements: dict[str, Placement] = {}
+        in_space: dict[str, list[int]] = {}  # space -> its buffers, in order
+        for i, b in enumerate(buffers):
+            in_space.setdefault(b.space, []).append(i)
         for space in SPACES:
-            members = [i for i, b in enumerate(buffers) if b.space == space and not b.dynamic]
-            dynamic = [b for b in buffers if b.space == space and b.dynamic]
+            members = [i for i in in_space.get(space, ()) if not buffers[i].dynamic]
+            dynamic = [buffers[i] for i in in_space.get(space, ()) if buffers[i].dynamic]
             if dynamic:
                 ok = self._check_dynamic(space, dynamic, [buffers[i] for i in members if buffers[i].fixed is None]) and ok
             if not members:
@@ -204,7 +210,8 @@ class AllocateMemoryAddr(ModulePass):
                 ok = False
                 self._report_overflow(func, name, arch, space, placement, peak.bytes, {k: buffers[k] for k in peak.keys}, spec.capacity)
         addrs = {k: a for p in placements.values() for k, a in p.addrs.items()}
-        memory.buffers = [self._record(liveness, b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
+        records = _Records(liveness)
+        memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
         if ok:
             i64 = ir.IntegerType.get_signless(64, func.context)
             attrs: dict[int, ir.Attribute] = {}
@@ -213,7 +220,7 @@ class AllocateMemoryAddr(ModulePass):
                     addr = addrs[i]
                     if addr not in attrs:
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
-                    run.changed(_set_addr(b.alloc, i64, attrs[addr]))
+                    run.changed(_set_addr(b, i64, attrs[addr]))
             set_memory_usage(func, memory.peak)
         return memory, ok
 
@@ -239,46 +246,24 @@ class AllocateMemoryAddr(ModulePass):
 
     def _buffers(self, liveness: FunctionLiveness, arch: str) -> list[_Buffer]:
         buffers: list[_Buffer] = []
-        # Printing a type is what reading it costs; types are uniqued, so once each.
+        # Printing a type is what reading it costs; types are uniqued, so once
+        # each (and with it the space and size, which depend on the type alone).
         views: dict[ir.Type, tuple] = {}
-        for live in liveness.buffers:
+        for index, live in enumerate(liveness.buffers):
             alloc = live.alloc
             ty = alloc.results[0].type
-            if ty not in views:
-                view = buffer_type(ty)
-                views[ty] = (view, view.ptoas() if view is not None else str(ty))
-            view, type_text = views[ty]
+            known = views.get(ty)
+            if known is None:
+                known = views[ty] = _type_facts(ty, arch)
+            view, type_text, size = known
             if view is None or view.loc not in SPACES:  # the verifier reports malformed types
                 continue
-            addr = alloc_operands(alloc).addr
+            operands = alloc_operands(alloc)
+            addr = operands.addr
             fixed = constant_int(addr) if addr is not None else None
             dynamic = addr is not None and fixed is None
-            if isinstance(view, MultiTileBufType):
-                size = view.region_bytes(space_spec(arch, view.loc).alignment)
-            else:
-                size = view.nbytes
-            buffers.append(_Buffer(live, view.loc, size, type_text, fixed, dynamic))
+            buffers.append(_Buffer(live, view.loc, size, type_text, fixed, dynamic, index, ty, operands))
         return buffers
-
-    def _record(self, liveness: FunctionLiveness, b: _Buffer, addr: int) -> BufferPlacement:
-        loops = liveness.loops
-        return BufferPlacement(
-            location=location_text(b.alloc.location),
-            space=b.space,
-            type=b.type_text,
-            addr=addr,
-            size=b.size,
-            first=b.live.start,
-            last=b.live.end,
-            fixed=b.fixed is not None,
-            first_at=location_text(liveness.ops[b.live.start].location),
-            last_at=location_text(liveness.ops[b.live.end].location),
-            whole_loops=[
-                f"the {loops[i].op.name} at {location_text(loops[i].op.location)}: {why}"
-                for i, why in sorted(b.live.whole_loops.items())
-            ]
-            + ([f"the whole function: {b.live.whole_function}"] if b.live.whole_function else []),
-        )
 
     # -- errors -------------------------------------------------------------------
 
@@ -352,6 +337,64 @@ class AllocateMemoryAddr(ModulePass):
         )
 
 
+def _type_facts(ty: ir.Type, arch: str) -> tuple:
+    """(view, text, bytes) of a buffer type: its `buffer_type` view (None
+    when malformed), its ptoas spelling, and the bytes a buffer of it takes
+    (a region: N * stride, the stride aligned for its space)."""
+    view = buffer_type(ty)
+    if view is None:
+        return None, str(ty), 0
+    if view.loc not in SPACES:
+        return view, view.ptoas(), 0
+    if isinstance(view, MultiTileBufType):
+        size = view.region_bytes(space_spec(arch, view.loc).alignment)
+    else:
+        size = view.nbytes
+    return view, view.ptoas(), size
+
+
+class _Records:
+    """The report's record of each placed buffer. A location costs several
+    binding calls to read, and buffers share them (a range often starts at
+    its alloc; the buffers of one loop end at its last op and live through
+    it), so each op's and each loop's text is read once."""
+
+    def __init__(self, liveness: FunctionLiveness) -> None:
+        self.liveness = liveness
+        self.at_point: dict[int, str] = {}  # program point -> its op's location text
+        self.loop_names: dict[int, str] = {}  # loop index -> "the <op> at <location>"
+
+    def location(self, point: int) -> str:
+        text = self.at_point.get(point)
+        if text is None:
+            text = self.at_point[point] = location_text(self.liveness.ops[point].location)
+        return text
+
+    def loop(self, index: int) -> str:
+        text = self.loop_names.get(index)
+        if text is None:
+            op = self.liveness.loops[index].op
+            text = self.loop_names[index] = f"the {op.name} at {location_text(op.location)}"
+        return text
+
+    def record(self, b: _Buffer, addr: int) -> BufferPlacement:
+        live = b.live
+        return BufferPlacement(
+            location=self.location(self.liveness.point_of(b.alloc)),
+            space=b.space,
+            type=b.type_text,
+            addr=addr,
+            size=b.size,
+            first=live.start,
+            last=live.end,
+            fixed=b.fixed is not None,
+            first_at=self.location(live.start),
+            last_at=self.location(live.end),
+            whole_loops=[f"{self.loop(i)}: {why}" for i, why in sorted(live.whole_loops.items())]
+            + ([f"the whole function: {live.whole_function}"] if live.whole_function else []),
+        )
+
+
 def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:
     """The functions with a body, and allocs without addr outside any function
     (collected before any rewrite: the allocs are replaced later)."""
@@ -372,14 +415,16 @@ def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], lis
     return functions, strays
 
 
-def _set_addr(alloc: ir.Operation, i64: ir.Type, addr: ir.Attribute) -> ir.Operation:
-    """Rebuild `alloc` with a constant `addr` operand (inserted right before
-    it), keeping its valid-shape operands and attributes."""
+def _set_addr(b: _Buffer, i64: ir.Type, addr: ir.Attribute) -> ir.Operation:
+    """Rebuild the alloc of `b` with a constant `addr` operand (inserted
+    right before it), keeping its valid-shape operands and attributes
+    (its type and operands as `_buffers` read them)."""
+    alloc = b.alloc
     ip = ir.InsertionPoint(alloc)
     loc = alloc.location
     const = ir.Operation.create("arith.constant", results=[i64], attributes={"value": addr}, loc=loc, ip=ip)
-    operands = alloc_operands(alloc).with_addr(const.result)
-    new = create_alloc(alloc.name, alloc.results[0].type, operands, loc=loc, ip=ip, attributes=alloc_attributes(alloc))
+    operands = b.operands.with_addr(const.result)
+    new = create_alloc(alloc.name, b.type, operands, loc=loc, ip=ip, attributes=alloc_attributes(alloc))
     alloc.results[0].replace_all_uses_with(new.results[0])
     alloc.erase()
     return new

@@ -44,9 +44,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from . import trampoline
 from .buffers import forward_aliases, op_display_name, view_results
-from .catalogue import ALLOC_OPS, CATALOGUE
+from .catalogue import ALLOC_OPS, CATALOGUE, VIEW_OPS
 from .loop_carried import loop_carried_buffers
 
 # Region ops that run each of their regions at most once per execution.
@@ -99,9 +98,10 @@ class LiveRange:
     nothing uses it), moved back to the start of every loop the range
     covers entirely. The allocation op itself touches no memory, so a
     buffer holds data only from here; fixed-address checks use this."""
-    uses: list[tuple[int, ir.Operation, ir.OpOperand]] = field(default_factory=list)
-    """(point, owner, use) of every use of a value naming it, when asked
-    for (`function_liveness(..., keep_uses=True)`), in no particular order."""
+    uses: list[tuple[int, ir.Operation, str, int]] = field(default_factory=list)
+    """(point, owner, owner's name, operand number) of every use of a value
+    naming it, when asked for (`function_liveness(..., keep_uses=True)`),
+    in no particular order."""
 
     @property
     def is_region(self) -> bool:
@@ -154,54 +154,174 @@ def buffer_values(alloc: ir.Operation) -> set[ir.Value]:
     return values
 
 
+def _items(sequence) -> list:
+    """The items of a bindings sequence (a block's ops, a region's blocks,
+    an op's regions) as a list. Each `for` over a bindings iterator ends in
+    a StopIteration raised from C++, which costs as much as reading a few
+    items, so short sequences (most loop bodies, every region list) are
+    read by index; indexing walks from the front, so long ones iterate."""
+    n = len(sequence)
+    if n <= _BY_INDEX:
+        return [sequence[i] for i in range(n)]
+    return list(sequence)
+
+
+_BY_INDEX = 32
+
+
 class _Numbering:
-    """One pre-order walk: program points, loops, allocs."""
+    """One pre-order walk: program points, loops, allocs.
+
+    Every op costs binding calls, so the walk is MLIR's own (`Operation.walk`
+    hands each op to a callback without the OpView that iterating a block
+    builds), and each op is asked only how many regions it has and, without
+    regions, its name; the op -> point map is built once at the end.
+
+    The callback sees ops one after the other, so where each block ends is
+    known from its op count: `frames` is a stack of the blocks being filled
+    ([ops left, their loop]) and of actions to run once the frames above
+    them are done: entering a region (the blocks it holds, and a loop of its
+    own when it has several) and closing a loop (its last point)."""
 
     def __init__(self, func: ir.Operation) -> None:
         self.ops: list[ir.Operation] = []
-        self.points: dict[ir.Operation, int] = {}
         self.loop_of: list[int] = []  # innermost enclosing loop per point, -1 none
         self.loops: list[Loop] = []
         self.allocs: list[int] = []  # points of alloc ops, ascending
-        for region in func.regions:
-            trampoline.run(self.visit_region(func, region, -1))
+        self._walk(func)
+        self.points: dict[ir.Operation, int] = dict(zip(self.ops, range(len(self.ops))))
 
-    def visit_region(self, owner: ir.Operation, region: ir.Region, loop: int) -> trampoline.Nested:
-        blocks = list(region.blocks)
-        if len(blocks) > 1:
-            first = len(self.ops)
-            index = len(self.loops)
-            self.loops.append(Loop(owner, first, first, loop, first=first, unstructured=True))
-            loop = index
-        for block in blocks:
-            yield self.visit_block(block, loop)
-        if len(blocks) > 1:
-            self.loops[index].end = max(len(self.ops) - 1, first)
+    def _walk(self, func: ir.Operation) -> None:
+        ops, loop_of, loops, allocs = self.ops, self.loop_of, self.loops, self.allocs
+        # [ops left, loop, None] for a block; [0, None, action] for an action,
+        # ("region", owner, region, loop) or ("end", loop index, lowest end).
+        frames: list[list] = []
 
-    def visit_block(self, block: ir.Block, loop: int) -> trampoline.Nested:
-        for view in block.operations:
-            op = view.operation
-            point = len(self.ops)
-            self.ops.append(op)
-            self.points[op] = point
-            self.loop_of.append(loop)
+        def enter(op: ir.Operation, regions, loop: int) -> None:
+            point = len(ops) - 1
             name = op.name
             if name in ALLOC_OPS:
-                self.allocs.append(point)
-            regions = op.regions
-            if len(regions) == 0:
-                continue
+                allocs.append(point)
             inner = loop
             if name not in NON_REPEATING_REGION_OPS:
-                inner = len(self.loops)
-                self.loops.append(Loop(op, point, point, loop))
-            for region in regions:
-                yield self.visit_region(op, region, inner)
-            if inner != loop:
-                self.loops[inner].end = len(self.ops) - 1
+                inner = len(loops)
+                loops.append(Loop(op, point, point, loop))
+                frames.append([0, None, ("end", inner, point)])
+            for region in reversed(_items(regions)):
+                frames.append([0, None, ("region", op, region, inner)])
+
+        def pop() -> None:
+            action = frames.pop()[2]
+            if action is None:  # a block, all numbered
+                return
+            if action[0] == "end":
+                loops[action[1]].end = max(len(ops) - 1, action[2])
+                return
+            _, owner, region, loop = action
+            blocks = _items(region.blocks)
+            if len(blocks) > 1:  # may jump back: a loop of its own
+                first = len(ops)
+                frames.append([0, None, ("end", len(loops), first)])
+                loops.append(Loop(owner, first, first, loop, first=first, unstructured=True))
+                loop = len(loops) - 1
+            for block in reversed(blocks):
+                frames.append([len(block.operations), loop, None])
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if not frames:  # the function itself
+                enter_root(op)
+                return _ADVANCE
+            frame = frames[-1]
+            while frame[0] == 0:
+                pop()
+                frame = frames[-1]
+            frame[0] -= 1
+            ops.append(op)
+            loop_of.append(frame[1])
+            regions = op.regions
+            if len(regions):
+                enter(op, regions, frame[1])
+            elif op.name in ALLOC_OPS:
+                allocs.append(len(ops) - 1)
+            return _ADVANCE
+
+        def enter_root(root: ir.Operation) -> None:
+            frames.append([0, None, None])  # the bottom: never popped during the walk
+            for region in reversed(_items(root.regions)):
+                frames.append([0, None, ("region", root, region, -1)])
+
+        func.walk(visit, ir.WalkOrder.PRE_ORDER)
+        while frames:
+            pop()
 
 
-def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], confined: list[bool]) -> None:
+_ADVANCE = ir.WalkResult.ADVANCE
+
+
+# The uses of a value as the liveness reads them: (point of the owner, or
+# None outside the function; the owner; its name; the operand number).
+_Use = tuple[int | None, ir.Operation, str, int]
+
+# Uses through which `forward_aliases` follows a value to others.
+_FLOW_OPS = frozenset({"scf.yield", "scf.for"})
+
+# Owners whose buffer operands `untracked_alias` always accepts (checked
+# by name first: most uses are catalogue ops).
+_TRACKED_USERS = frozenset(CATALOGUE) | _ALIASES_FOLLOWED
+
+
+class _UseCache:
+    """Each value's uses (`known`), read from the bindings once: a use costs several
+    binding calls (the operand, its owner, the owner's Operation and name,
+    the operand number), and the alias closure, the views and the live range
+    each look at the same uses. Reading them also notes what the closure
+    needs: the values some scf.yield or scf.for uses, and the results of
+    the view ops whose source a value is (`view_results`)."""
+
+    def __init__(self, points: dict[ir.Operation, int]) -> None:
+        self.points = points
+        self.known: dict[ir.Value, list[_Use]] = {}
+        self.flows: set[ir.Value] = set()
+        self.views: dict[ir.Value, list[ir.Value]] = {}
+
+    def read(self, value: ir.Value) -> None:
+        """Read the uses of `value` into `known` (and `flows`, `views`)."""
+        points = self.points
+        uses = self.known[value] = []
+        for use in value.uses:
+            owner = use.owner.operation
+            name = owner.name
+            number = use.operand_number
+            uses.append((points.get(owner), owner, name, number))
+            if name in _FLOW_OPS:
+                self.flows.add(value)
+            elif number == 0 and name in VIEW_OPS:
+                self.views.setdefault(value, []).append(owner.results[0])
+
+
+def _buffer_values(result: ir.Value, uses_of: _UseCache) -> set[ir.Value]:
+    """`buffer_values` of the alloc defining `result`, from cached uses: the
+    same closure, built in the same order (so the set iterates the same).
+    `forward_aliases` is asked only about a value some scf.yield or scf.for
+    uses; of any other value it would answer just the value."""
+    known, views = uses_of.known, uses_of.views
+    values: set[ir.Value] = set()
+    work = [result]
+    while work:
+        v = work.pop()
+        if v not in known:
+            uses_of.read(v)
+        for a in forward_aliases(v) if v in uses_of.flows else (v,):
+            if a in values:
+                continue
+            values.add(a)
+            if a not in known:
+                uses_of.read(a)
+            work.extend(views.get(a, ()))
+    return values
+
+
+def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: list[ir.Value], confined: list[bool]) -> None:
     """Give every buffer loop-carried through memory in an scf.for that loop.
 
     A buffer used only inside the innermost loop around its definition (the
@@ -227,7 +347,7 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], confined:
                 each.setdefault(loop, []).append(i)
             loop = loops[loop].parent
     for index, members in (*own.items(), *each.items()):
-        by_value = {ranges[i].alloc.results[0]: i for i in members}
+        by_value = {results[i]: i for i in members}
         carried = loop_carried_buffers(loops[index].op, list(by_value))
         for value, why in carried.items():
             live = ranges[by_value[value]]
@@ -245,33 +365,36 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
     with `keep_uses`, each range keeps the uses it was computed from."""
     numbering = _Numbering(func)
     ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
+    uses_of = _UseCache(points)
+    known = uses_of.known  # every value _buffer_values returns has its uses here
     ranges: list[LiveRange] = []
+    results: list[ir.Value] = []  # per range, the alloc's result
     confined: list[bool] = []  # every use inside the innermost loop around the definition
     for p in numbering.allocs:
         alloc = ops[p]
+        result = alloc.results[0]
         live = LiveRange(alloc, p, p)
-        first_use = -1
-        is_region = live.is_region
-        values = buffer_values(alloc)
+        end, first_use, whole_function = p, -1, ""
+        is_region = alloc.name == "pto.alloc_multi_tile"
         climbed: set[int] = set()
         home = loops[loop_of[p]] if loop_of[p] != -1 else None
+        home_first = -1 if home is None else (home.start + 1 if home.first < 0 else home.first)
         inside = True
-        for v in values:
-            for use in v.uses:
-                owner = use.owner.operation
-                q = points.get(owner)
+        for v in _buffer_values(result, uses_of):
+            for use in known[v]:
+                q, owner, name = use[0], use[1], use[2]
                 if q is None:  # a use outside the function: cannot happen in valid IR
                     continue
                 if keep_uses:
-                    live.uses.append((q, owner, use))
-                if q > live.end:
-                    live.end = q
+                    live.uses.append(use)
+                if q > end:
+                    end = q
                 if first_use == -1 or q < first_use:
                     first_use = q
-                if home is not None and not home.contains(q):
+                if home is not None and not (home_first <= q <= home.end):
                     inside = False
-                if not live.whole_function:
-                    live.whole_function = untracked_alias(owner) or ""
+                if not whole_function and name not in _TRACKED_USERS:
+                    whole_function = untracked_alias(owner) or ""
                 # Every loop around the use that repeats it relative to the definition.
                 loop = loop_of[q]
                 while loop != -1 and loop not in climbed:
@@ -284,11 +407,13 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
                     elif not info.analysed:
                         live.whole_loops.setdefault(loop, f"used in {info.describe()}")
                     loop = info.parent
+        live.end, live.whole_function = end, whole_function
         live.first_use = p if first_use == -1 else first_use
         ranges.append(live)
+        results.append(result)
         confined.append(inside)
 
-    _mark_loop_carried(numbering, ranges, confined)
+    _mark_loop_carried(numbering, ranges, results, confined)
 
     for live in ranges:
         for index in live.whole_loops:

@@ -22,26 +22,26 @@ reports): overlapping ones are reserved over the lifetime of the whole
 group (`alias_groups`), and while any of them is live, the union of their
 ranges stays reserved.
 
-Cost: sorting the 2n events, then O(log n) per event for the free list
-(sortedcontainers), so O(n log n) in the number of buffers, plus the future
+Cost: sorting the 2n events, then a binary search per event in the free
+list, whose sorted lists take O(holes) memmoves to update (cheap next to
+the rest for any hole count a space of kilobytes leaves), plus the future
 reservations each buffer has to avoid.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Hashable
-from dataclasses import dataclass, field, replace
-from typing import Protocol
-
-from sortedcontainers import SortedDict, SortedList
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol
 
 from .types import align_up
 
 
-@dataclass(frozen=True)
-class Request:
-    """One buffer to place. `key` is the caller's name for it."""
+class Request(NamedTuple):
+    """One buffer to place. `key` is the caller's name for it. (A tuple:
+    there is one per buffer, and a frozen dataclass costs several times as
+    much to build.)"""
 
     key: int
     size: int  # bytes the buffer occupies (a region: N * stride)
@@ -74,21 +74,32 @@ class LivePeak:
 
 class _FreeSpace:
     """Free address ranges: finite holes (by address and by size) and the
-    unbounded range [top, inf) above everything in use."""
+    unbounded range [top, inf) above everything in use.
+
+    Plain sorted lists with `bisect`: a space holds few holes (a pool is
+    one per sharing tag, and most hold a handful), where inserting into a
+    list costs a memmove and sortedcontainers' own bookkeeping (and its
+    construction, once per pool) costs more than the search it saves."""
 
     def __init__(self) -> None:
-        self.by_addr: SortedDict = SortedDict()  # hole start -> hole end
-        self.by_size: SortedList = SortedList()  # (hole size, hole start)
+        self.starts: list[int] = []  # hole starts, ascending
+        self.ends: dict[int, int] = {}  # hole start -> hole end
+        self.by_size: list[tuple[int, int]] = []  # (hole size, hole start), ascending
         self.top = 0
+
+    def has_holes(self) -> bool:
+        return bool(self.starts)
 
     def _add(self, start: int, end: int) -> None:
         if end > start:
-            self.by_addr[start] = end
-            self.by_size.add((end - start, start))
+            insort(self.starts, start)
+            self.ends[start] = end
+            insort(self.by_size, (end - start, start))
 
     def _remove(self, start: int) -> int:
-        end = self.by_addr.pop(start)
-        self.by_size.remove((end - start, start))
+        end = self.ends.pop(start)
+        del self.starts[bisect_left(self.starts, start)]
+        del self.by_size[bisect_left(self.by_size, (end - start, start))]
         return end
 
     def take(self, start: int, end: int) -> bool:
@@ -97,10 +108,11 @@ class _FreeSpace:
             self._add(self.top, start)
             self.top = end
             return True
-        i = self.by_addr.bisect_right(start) - 1
+        i = bisect_right(self.starts, start) - 1
         if i < 0:
             return False
-        hole_start, hole_end = self.by_addr.peekitem(i)
+        hole_start = self.starts[i]
+        hole_end = self.ends[hole_start]
         if end > hole_end:
             return False
         self._remove(hole_start)
@@ -112,10 +124,10 @@ class _FreeSpace:
         """Mark the free parts of [start, end) used and return them (the rest
         is already used)."""
         parts = []
-        i = max(self.by_addr.bisect_right(start) - 1, 0)
-        keys = self.by_addr.keys()
-        while i < len(keys) and keys[i] < end:
-            lo, hi = max(keys[i], start), min(self.by_addr[keys[i]], end)
+        starts = self.starts
+        i = max(bisect_right(starts, start) - 1, 0)
+        while i < len(starts) and starts[i] < end:
+            lo, hi = max(starts[i], start), min(self.ends[starts[i]], end)
             if lo < hi:
                 parts.append((lo, hi))
             i += 1
@@ -127,13 +139,13 @@ class _FreeSpace:
         return parts
 
     def free(self, start: int, end: int) -> None:
-        i = self.by_addr.bisect_left(start)
+        i = bisect_left(self.starts, start)
         if i > 0:
-            prev_start, prev_end = self.by_addr.peekitem(i - 1)
-            if prev_end == start:
+            prev_start = self.starts[i - 1]
+            if self.ends[prev_start] == start:
                 self._remove(prev_start)
                 start = prev_start
-        if end in self.by_addr:
+        if end in self.ends:
             end = self._remove(end)
         if end == self.top:
             self.top = start
@@ -143,10 +155,13 @@ class _FreeSpace:
     def best_hole(self, size: int, blocked: list[tuple[int, int]]) -> tuple[int, int] | None:
         """(hole size, base) of the smallest hole with room for `size` bytes
         clear of `blocked`, or None (the top is not a hole)."""
-        i = self.by_size.bisect_left((size, -1))
-        for n in range(i, len(self.by_size)):
-            hole_size, hole_start = self.by_size[n]
-            base = _fit_avoiding(hole_start, hole_start + hole_size, size, blocked) if blocked else hole_start
+        by_size = self.by_size
+        i = bisect_left(by_size, (size, -1))
+        if not blocked:
+            return by_size[i] if i < len(by_size) else None
+        for n in range(i, len(by_size)):
+            hole_size, hole_start = by_size[n]
+            base = _fit_avoiding(hole_start, hole_start + hole_size, size, blocked)
             if base is not None:
                 return hole_size, base
         return None
@@ -154,7 +169,7 @@ class _FreeSpace:
     def best_fit(self, size: int, blocked: list[tuple[int, int]]) -> int:
         """The base for `size` bytes: the lowest fitting place in the
         smallest hole that has one, else at the top; never inside `blocked`."""
-        i = self.by_size.bisect_left((size, -1))
+        i = bisect_left(self.by_size, (size, -1))
         if not blocked:
             return self.by_size[i][1] if i < len(self.by_size) else self.top
         for n in range(i, len(self.by_size)):
@@ -209,7 +224,7 @@ class _Pools:
 
     def take(self, space: _FreeSpace, start: int, end: int) -> bool:
         taken = space.take(start, end)
-        if space is not self.fresh and not space.by_addr:
+        if space is not self.fresh and not space.has_holes():
             self.pools = {tag: pool for tag, pool in self.pools.items() if pool is not space}
         return taken
 
@@ -218,7 +233,7 @@ class _Pools:
         parts = []
         for tag, pool in list(self.pools.items()):
             parts.extend(pool.take_free_parts(start, end))
-            if not pool.by_addr:
+            if not pool.has_holes():
                 del self.pools[tag]
         parts.extend(self.fresh.take_free_parts(start, end))  # pooled bytes are used as far as fresh is concerned
         return parts
@@ -280,7 +295,7 @@ def with_alias_lifetimes(requests: list[Request], alignment: int) -> list[Reques
             span = (min(r.start for r in group), max(r.end for r in group))
             for r in group:
                 hull[r.key] = span
-    return [replace(r, start=hull[r.key][0], end=hull[r.key][1]) if r.key in hull else r for r in requests]
+    return [r._replace(start=hull[r.key][0], end=hull[r.key][1]) if r.key in hull else r for r in requests]
 
 
 def fixed_collisions(requests: list[Request], alignment: int) -> list[tuple[int, int]]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .catalogue import CATALOGUE
 from .liveness import FunctionLiveness, LiveRange
@@ -36,6 +37,9 @@ from .liveness import FunctionLiveness, LiveRange
 # Ops whose buffer operands only name it (views, the aliasing region ops):
 # they touch no bytes, so they neither order nor block sharing.
 _NAMING_OPS = frozenset({"scf.for", "scf.if", "scf.yield"})
+
+# The pipe each catalogue op runs on, by name (None: it moves no tile bytes).
+_PIPE_NAMES = {name: spec.pipe.value if spec.pipe is not None else None for name, spec in CATALOGUE.items()}
 
 
 class Tier(enum.Enum):
@@ -51,32 +55,35 @@ class Tier(enum.Enum):
         }[self]
 
 
-@dataclass(frozen=True)
-class ShareFacts:
-    """What the sharing rule needs of one buffer."""
+class ShareFacts(NamedTuple):
+    """What the sharing rule needs of one buffer (a tuple: one per buffer,
+    and read for every pool the placement searches)."""
 
     first_pipe: str | None  # the pipe of its first access, when that access writes it
     release_pipe: str | None  # see the module docstring
     top_loop: int  # the outermost loop holding its whole live range, -1 none
 
 
-def _accesses(live: LiveRange) -> list[tuple[int, str, bool]] | None:
+def _accesses(live: LiveRange, writes_at: dict[int, tuple[int, ...]]) -> list[tuple[int, str, bool]] | None:
     """(point, pipe, whether it writes) per op touching the buffer, in
     program order; None when an op touches it whose pipe the catalogue does
-    not name (a call, an unknown op)."""
+    not name (a call, an unknown op). `writes_at` caches, per point, the
+    operands its op writes (an op with several buffer operands is asked once)."""
     per_op: dict[int, tuple[str, bool]] = {}
-    for point, owner, use in live.uses:
-        name = owner.name
-        spec = CATALOGUE.get(name)
-        if spec is None:
+    for point, owner, name, operand in live.uses:
+        if name not in _PIPE_NAMES:
             if name in _NAMING_OPS or name == "func.return":
                 continue
             return None
-        if spec.pipe is None:  # a view, or scalar access: no pipe moves tile bytes
+        pipe = _PIPE_NAMES[name]
+        if pipe is None:  # a view, or scalar access: no pipe moves tile bytes
             continue
-        writes = use.operand_number in spec.layout(owner).writes
+        written = writes_at.get(point)
+        if written is None:
+            written = writes_at[point] = CATALOGUE[name].layout(owner).writes
+        writes = operand in written
         seen = per_op.get(point)
-        per_op[point] = (spec.pipe.value, writes or (seen is not None and seen[1]))
+        per_op[point] = (pipe, writes or (seen is not None and seen[1]))
     return [(point, pipe, writes) for point, (pipe, writes) in sorted(per_op.items())]
 
 
@@ -84,6 +91,7 @@ def share_facts(liveness: FunctionLiveness) -> list[ShareFacts]:
     """ShareFacts per buffer of `liveness` (computed with keep_uses=True)."""
     facts = []
     loops, loop_of = liveness.loops, liveness.loop_of
+    writes_at: dict[int, tuple[int, ...]] = {}
     for live in liveness.buffers:
         loop = loop_of[live.start] if live.start < len(loop_of) else -1
         while loop != -1 and not loops[loop].contains(live.end):
@@ -91,7 +99,7 @@ def share_facts(liveness: FunctionLiveness) -> list[ShareFacts]:
         top = loop
         while top != -1 and loops[top].parent != -1:
             top = loops[top].parent
-        accesses = _accesses(live)
+        accesses = _accesses(live, writes_at)
         if not accesses:
             facts.append(ShareFacts(None, None, top))
             continue

@@ -1,0 +1,181 @@
+"""Program points and loops of `liveness.function_liveness` on functions
+mixing every kind of region: multi-block regions (a function body with a
+`cf.br`, an `scf.execute_region`), an op with two regions (`scf.while`),
+`scf.if` with and without an else, loop-carried iter_args, a multi-tile
+region. The numbering walks the ops with MLIR's walk and finds where each
+block ends from its op count; these are the points and loops it must give
+(those of a plain recursive pre-order walk over blocks).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+import pto_dialect
+from pto_dialect.dialect import load_dialect
+from pto_dialect.liveness import function_liveness
+
+KERNELS = """!v = !pto.tile_buf<vec, 16x16xf32>
+!mb = !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+func.func @f(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_tensor_view<16x16xf32>, %b: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %a = pto.alloc_tile : !v
+  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%a : !v)
+  scf.if %b {
+    %x = pto.alloc_tile : !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%x : !v)
+    pto.tstore ins(%x : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+  } else {
+    scf.execute_region {
+      %y = pto.alloc_tile : !v
+      cf.br ^bb1
+    ^bb1:
+      pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%y : !v)
+      pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+      scf.yield
+    }
+  }
+  %w = scf.while (%i = %c0) : (index) -> index {
+    %t = pto.alloc_tile : !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%t : !v)
+    %cond = arith.cmpi slt, %i, %c4 : index
+    scf.condition(%cond) %i : index
+  } do {
+  ^bb0(%i2: index):
+    pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+    %n = arith.addi %i2, %c1 : index
+    scf.yield %n : index
+  }
+  %mb = pto.alloc_multi_tile : !mb
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (!v) {
+    %s = arith.remui %i, %c2 : index
+    %g = pto.multi_tile_get %mb[%s] : !mb -> !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%g : !v)
+    pto.tadd ins(%acc, %g : !v, !v) outs(%acc : !v)
+    scf.yield %acc : !v
+  }
+  pto.tstore ins(%r : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+  cf.br ^end
+^end:
+  %z = pto.alloc_tile : !v
+  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%z : !v)
+  return
+}
+func.func @g(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_tensor_view<16x16xf32>, %b: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %a = pto.alloc_tile : !v
+  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%a : !v)
+  scf.if %b {
+    %x = pto.alloc_tile : !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%x : !v)
+    pto.tstore ins(%x : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+  } else {
+    scf.execute_region {
+      %y = pto.alloc_tile : !v
+      cf.br ^bb1
+    ^bb1:
+      pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%y : !v)
+      pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+      scf.yield
+    }
+  }
+  %w = scf.while (%i = %c0) : (index) -> index {
+    %t = pto.alloc_tile : !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%t : !v)
+    %cond = arith.cmpi slt, %i, %c4 : index
+    scf.condition(%cond) %i : index
+  } do {
+  ^bb0(%i2: index):
+    pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+    %n = arith.addi %i2, %c1 : index
+    scf.yield %n : index
+  }
+  %mb = pto.alloc_multi_tile : !mb
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (!v) {
+    %s = arith.remui %i, %c2 : index
+    %g = pto.multi_tile_get %mb[%s] : !mb -> !v
+    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%g : !v)
+    pto.tadd ins(%acc, %g : !v, !v) outs(%acc : !v)
+    scf.yield %acc : !v
+  }
+  pto.tstore ins(%r : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+  %z = pto.alloc_tile : !v
+  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%z : !v)
+  scf.if %b {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %q = pto.alloc_tile : !v
+      pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%q : !v)
+      pto.tstore ins(%q : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+    }
+  }
+  return
+}
+"""
+
+MULTI = "used in a multi-block region of 'func.func' (its branches may repeat code)"
+OUTSIDE = "defined before the loop and used in it"
+
+
+def analyse():
+    ctx = ir.Context()
+    load_dialect(ctx)
+    with ctx:
+        module = pto_dialect.parse(KERNELS, name="k.pto")
+        out = {}
+        for view in module.body.operations:
+            func = view.operation
+            out[ir.StringAttr(func.attributes["sym_name"]).value] = function_liveness(func, keep_uses=True)
+        return module, out
+
+
+def loops(live):
+    return [(loop.op.name, loop.start, loop.end, loop.parent, loop.first, loop.unstructured) for loop in live.loops]
+
+
+def test_points_and_loops_of_a_multi_block_function():
+    _module, lives = analyse()
+    live = lives["f"]
+    assert len(live.ops) == 38
+    assert [live.point_of(op) for op in live.ops] == list(range(38))
+    assert loops(live) == [
+        ("func.func", 0, 37, -1, 0, True),
+        ("scf.execute_region", 12, 16, 0, 12, True),
+        ("scf.while", 18, 25, 0, -1, False),
+        ("scf.for", 27, 32, 0, -1, False),
+    ]
+    allocs = [live.point_of(r.alloc) for r in live.buffers]
+    assert allocs == [4, 7, 12, 19, 26, 35]
+    assert [live.loop_of[p] for p in allocs] == [0, 0, 1, 2, 0, 0]
+    assert all((r.start, r.end, r.first_use) == (0, 37, 0) for r in live.buffers)
+    assert live.buffers[0].whole_loops == {0: MULTI, 1: OUTSIDE, 2: OUTSIDE, 3: OUTSIDE}
+    assert live.buffers[4].whole_loops == {0: "a multi-tile region used in the loop (its slots rotate across iterations)", 3: OUTSIDE}
+
+
+def test_points_and_loops_of_nested_regions():
+    _module, lives = analyse()
+    live = lives["g"]
+    assert len(live.ops) == 44
+    assert loops(live) == [
+        ("scf.execute_region", 12, 16, -1, 12, True),
+        ("scf.while", 18, 25, -1, -1, False),
+        ("scf.for", 27, 32, -1, -1, False),
+        ("scf.for", 37, 41, -1, -1, False),
+    ]
+    allocs = [live.point_of(r.alloc) for r in live.buffers]
+    assert allocs == [4, 7, 12, 19, 26, 34, 38]
+    assert [live.loop_of[p] for p in allocs] == [-1, -1, 0, 1, -1, -1, 3]
+    ranges = [(r.start, r.end, r.first_use) for r in live.buffers]
+    assert ranges == [(4, 33, 5), (7, 9, 8), (12, 16, 12), (18, 25, 18), (26, 32, 27), (34, 35, 35), (38, 40, 39)]
+    assert live.buffers[0].whole_loops == {0: OUTSIDE, 1: OUTSIDE, 2: OUTSIDE}
+    assert live.buffers[3].whole_loops == {1: "used in 'scf.while', whose region may run repeatedly"}
+    assert all(not r.whole_function for r in live.buffers)
+    # every use is kept, with its owner's point and name
+    for r in live.buffers:
+        for point, owner, name, _operand in r.uses:
+            assert live.ops[point] == owner and owner.name == name
