@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 
 class ToolError(Exception):
@@ -26,6 +28,23 @@ def import_mlir_without_numpy() -> None:
         import mlir.ir  # noqa: F401
     finally:
         del sys.modules["numpy"]
+
+
+def run_and_exit(main: Callable[[], int]) -> NoReturn:
+    """The command-line entry: run `main`, flush the standard streams and
+    end the process with its exit code, without the interpreter's teardown.
+    Freeing every object and the MLIR library's globals at exit costs
+    ~25 ms of every run (a tenth of a one-loop file's) and the system frees
+    it all anyway; clang skips it too (`-cc1 -disable-free`). Every file the
+    tool writes is closed before `main` returns. A stream that cannot be
+    flushed gets Python's own exit instead."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        sys.exit(code)
+    os._exit(code)
 
 
 def exit_code_for(tool: str, e: BaseException) -> int:

@@ -463,5 +463,12 @@ def _phase_report(seconds: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+def console_main() -> None:
+    """The `pto-opt` command (pyproject.toml): `main` without the teardown."""
+    from .common import run_and_exit
+
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

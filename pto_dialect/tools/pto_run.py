@@ -396,5 +396,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def console_main() -> None:
+    """The `pto-run` command (pyproject.toml): `main` without the teardown."""
+    from .common import run_and_exit
+
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()
