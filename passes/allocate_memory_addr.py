@@ -210,8 +210,9 @@ class AllocateMemoryAddr(ModulePass):
                 ok = False
                 self._report_overflow(func, name, arch, space, placement, peak.bytes, {k: buffers[k] for k in peak.keys}, spec.capacity)
         addrs = {k: a for p in placements.values() for k, a in p.addrs.items()}
-        records = _Records(liveness)
-        memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
+        if run.buffer_records or self.report != "none":  # a record per buffer only for whoever reads them
+            records = _Records(liveness)
+            memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
         if ok:
             i64 = ir.IntegerType.get_signless(64, func.context)
             attrs: dict[int, ir.Attribute] = {}

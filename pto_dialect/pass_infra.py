@@ -55,12 +55,14 @@ def option(default: Any, help: str, **kwargs) -> Any:
 class PassRun:
     """What one run of a pass may touch besides the IR: the report that
     collects the passes' decisions as data, whether to say more (`--verbose`),
-    and, for a pass that `records_changes`, the ops it created or changed,
-    which are all the verifier looks at afterwards."""
+    for a pass that `records_changes`, the ops it created or changed, which
+    are all the verifier looks at afterwards, and whether anyone reads a
+    record per placed buffer."""
 
     report: PipelineReport
     verbose: bool = False
     changed_ops: list | None = None
+    buffer_records: bool = True  # a record per placed buffer in the report (FunctionMemory.buffers)
 
     def changed(self, op) -> None:
         """Record an op the running pass created or changed."""

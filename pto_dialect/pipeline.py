@@ -134,12 +134,15 @@ def resolve(text_or_elements: str | list[PipelineElement]) -> list[ModulePass | 
 class PipelineSettings:
     """What a pipeline run takes from its caller rather than from pass
     options: the `--use-ptoas-multi-buffer` flag or Python keyword (and
-    which of the two it was), `--verbose`, and `--verify-each`."""
+    which of the two it was), `--verbose`, `--verify-each`, and whether the
+    report keeps a record of every placed buffer (pto-opt asks for them
+    only when it writes a report: there are as many as buffers)."""
 
     use_ptoas_multi_buffer: bool | None = None
     use_ptoas_multi_buffer_source: str = ""
     verbose: bool = False
     verify_each: bool = True
+    buffer_records: bool = True
 
 
 @dataclass
@@ -197,7 +200,7 @@ class PipelineRun:
         flush()
 
     def _run_python_pass(self, pass_obj: ModulePass, op: ir.Operation, mlir_pass) -> None:
-        run = PassRun(self.report, self.settings.verbose, [] if pass_obj.records_changes else None)
+        run = PassRun(self.report, self.settings.verbose, [] if pass_obj.records_changes else None, self.settings.buffer_records)
         try:
             while self._pending_remarks:
                 diagnostics.emit_remark(op.location, self._pending_remarks.pop(0))

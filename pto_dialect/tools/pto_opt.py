@@ -361,6 +361,7 @@ class Driver:
                 use_ptoas_multi_buffer_source="the --use-ptoas-multi-buffer flag" if opts.use_ptoas_multi_buffer is not None else "",
                 verbose=opts.verbose,
                 verify_each=opts.verify_each,
+                buffer_records=bool(opts.report_file or opts.memory_report),
             )
         )
         on_diagnostic = None if verifying else self.print_diag
