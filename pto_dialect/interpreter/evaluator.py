@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from ..run_limits import DEFAULT_MAX_OPS
 from ..vocabulary import ArchError, resolve_arch
 from . import arith_ops, control_ops, movement_ops, pto_ops, rowcol_ops
 from .compiler import Block, Compiler, Frame, Instr
 from .errors import InterpreterError
 from .memory import Memory, TileRef
 from .trace import TraceEvent
-
-DEFAULT_MAX_OPS = 20_000_000
-"""Executed ops before a run stops with an error (a runaway loop)."""
 
 MAX_CALL_DEPTH = 200
 

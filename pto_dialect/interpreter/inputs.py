@@ -22,6 +22,7 @@ import numpy as np
 from mlir import ir
 
 from ..diagnostics import location_position
+from ..run_limits import DEFAULT_MAX_ARG_BYTES
 from ..types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
 from .errors import InterpreterError, OpFault
@@ -30,8 +31,6 @@ from .scalars import float_name, int_width, wrap
 
 Value = int | float | tuple  # a scalar argument's value, or a GM argument's shape
 
-DEFAULT_MAX_ARG_BYTES = 256 << 20
-"""Largest total size of global-memory arguments a run allocates."""
 
 FILL_BLOCK = 4096
 """Elements of a pointer argument's buffer filled by one generator."""

@@ -72,7 +72,7 @@ def _int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..interpreter import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
+    from ..run_limits import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
 
     p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False, add_help=False)
     p.add_argument("-h", "--help", action="store_true", help="show this help message and exit")
