@@ -15,10 +15,11 @@ import pto_dialect
 from pto_dialect.dialect import load_dialect
 from pto_dialect.liveness import function_liveness
 
-KERNELS = """!v = !pto.tile_buf<vec, 16x16xf32>
-!mb = !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
-func.func @f(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_tensor_view<16x16xf32>, %b: i1) {
-  %c0 = arith.constant 0 : index
+# Both functions start with the same mix of regions (one alloc each in an
+# scf.if, an scf.execute_region of two blocks, an scf.while, and an scf.for
+# with iter_args over a multi-tile region); @f then branches to a second
+# block, @g ends in an scf.for nested in an scf.if.
+_REGIONS = """  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
@@ -57,65 +58,32 @@ func.func @f(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_t
     pto.tadd ins(%acc, %g : !v, !v) outs(%acc : !v)
     scf.yield %acc : !v
   }
-  pto.tstore ins(%r : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
+  pto.tstore ins(%r : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)"""
+_SIGNATURE = "(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_tensor_view<16x16xf32>, %b: i1)"
+_TAIL_ALLOC = """  %z = pto.alloc_tile : !v
+  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%z : !v)"""
+
+KERNELS = f"""!v = !pto.tile_buf<vec, 16x16xf32>
+!mb = !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+func.func @f{_SIGNATURE} {{
+{_REGIONS}
   cf.br ^end
 ^end:
-  %z = pto.alloc_tile : !v
-  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%z : !v)
+{_TAIL_ALLOC}
   return
-}
-func.func @g(%src: !pto.partition_tensor_view<16x16xf32>, %dst: !pto.partition_tensor_view<16x16xf32>, %b: i1) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c4 = arith.constant 4 : index
-  %a = pto.alloc_tile : !v
-  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%a : !v)
-  scf.if %b {
-    %x = pto.alloc_tile : !v
-    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%x : !v)
-    pto.tstore ins(%x : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
-  } else {
-    scf.execute_region {
-      %y = pto.alloc_tile : !v
-      cf.br ^bb1
-    ^bb1:
-      pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%y : !v)
-      pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
-      scf.yield
-    }
-  }
-  %w = scf.while (%i = %c0) : (index) -> index {
-    %t = pto.alloc_tile : !v
-    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%t : !v)
-    %cond = arith.cmpi slt, %i, %c4 : index
-    scf.condition(%cond) %i : index
-  } do {
-  ^bb0(%i2: index):
-    pto.tstore ins(%a : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
-    %n = arith.addi %i2, %c1 : index
-    scf.yield %n : index
-  }
-  %mb = pto.alloc_multi_tile : !mb
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (!v) {
-    %s = arith.remui %i, %c2 : index
-    %g = pto.multi_tile_get %mb[%s] : !mb -> !v
-    pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%g : !v)
-    pto.tadd ins(%acc, %g : !v, !v) outs(%acc : !v)
-    scf.yield %acc : !v
-  }
-  pto.tstore ins(%r : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
-  %z = pto.alloc_tile : !v
-  pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%z : !v)
-  scf.if %b {
-    scf.for %k = %c0 to %c4 step %c1 {
+}}
+func.func @g{_SIGNATURE} {{
+{_REGIONS}
+{_TAIL_ALLOC}
+  scf.if %b {{
+    scf.for %k = %c0 to %c4 step %c1 {{
       %q = pto.alloc_tile : !v
       pto.tload ins(%src : !pto.partition_tensor_view<16x16xf32>) outs(%q : !v)
       pto.tstore ins(%q : !v) outs(%dst : !pto.partition_tensor_view<16x16xf32>)
-    }
-  }
+    }}
+  }}
   return
-}
+}}
 """
 
 MULTI = "used in a multi-block region of 'func.func' (its branches may repeat code)"
