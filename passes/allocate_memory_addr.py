@@ -127,6 +127,7 @@ class AllocateMemoryAddr(ModulePass):
     """
 
     name: ClassVar[str] = "pto-allocate-memory-addr"
+    dependent_dialects: ClassVar[tuple[str, ...]] = ("arith",)  # the address constants
     records_changes: ClassVar[bool] = True
     arch: str | None = option(None, "target arch for capacities and alignment (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")

@@ -152,6 +152,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     """
 
     name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
+    dependent_dialects: ClassVar[tuple[str, ...]] = ("arith",)  # the slot index
     records_changes: ClassVar[bool] = True
     spaces: tuple[str, ...] = option(("vec", "mat"), "memory spaces whose tiles are multi-buffered", choices=SPACES)
     normalize_loops: bool = option(False, "rewrite non-canonical loops to lb = 0, step = 1 so the slot is arith.remui %k, %cN")

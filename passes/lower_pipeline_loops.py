@@ -193,7 +193,7 @@ class LowerPipelineLoops(ModulePass):
     """
 
     name: ClassVar[str] = "pto-lower-pipeline-loops"
-    dependent_dialects: ClassVar[tuple[str, ...]] = ("transform",)  # the unroll script it parses
+    dependent_dialects: ClassVar[tuple[str, ...]] = ("arith", "transform")  # bounds and valid shapes; the unroll script it parses
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:

@@ -14,9 +14,10 @@ IRDL_FILE = Path(__file__).with_name("pto.irdl.mlir")
 _PROBE_OP = "pto.alloc_tile"
 
 
-# The upstream dialects whose ops the passes create from Python (arith: slot
-# indices and bounds), with those every kernel has. The parser loads any
-# other registered dialect when the text names it.
+# The upstream dialects every kernel has, and arith, whose ops the passes
+# create from Python (each pass also names what it creates in
+# `dependent_dialects`). The parser loads any other registered dialect when
+# the text names it.
 _CREATED_DIALECTS = ("builtin", "func", "scf", "arith")
 
 
