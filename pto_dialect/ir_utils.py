@@ -61,8 +61,7 @@ class Enclosing:
     def defined_inside(self, value: ir.Value, op: ir.Operation) -> bool:
         around = self._around.get(value)
         if around is None:
-            owner = value.owner
-            parent = owner.owner if isinstance(value, ir.BlockArgument) else owner.operation.parent
+            parent = _innermost_around(value)
             ops = []
             while parent is not None:
                 ops.append(parent)
@@ -81,8 +80,14 @@ def nested_in(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
     return False
 
 
+def _innermost_around(value: ir.Value) -> ir.Operation | None:
+    """The innermost op whose region defines `value`: a block argument's
+    block's owner, a result's op's parent."""
+    if isinstance(value, ir.BlockArgument):
+        return value.owner.owner
+    return value.owner.operation.parent
+
+
 def defined_inside(value: ir.Value, op: ir.Operation) -> bool:
     """Whether `value` is defined in one of `op`'s regions (at any depth)."""
-    if isinstance(value, ir.BlockArgument):
-        return nested_in(value.owner.owner, op)
-    return nested_in(value.owner.operation.parent, op)
+    return nested_in(_innermost_around(value), op)
