@@ -49,8 +49,7 @@ def alloc_operands(alloc: ir.Operation) -> AllocOperands:
         sizes = dense_i32(attrs[SEGMENTS_ATTR])
     else:  # built without segments: only an addr can be meant
         sizes = (1, 0, 0) if n == 1 else (n >= 1, n >= 2, n >= 3)
-    values = list(operands)  # one call for all of them; indexing costs one each
-    present = iter(values)
+    present = iter(operands)  # the operands present, in order
     return AllocOperands(*(next(present) if size else None for size in sizes[:3]))
 
 
