@@ -166,18 +166,15 @@ class _FreeSpace:
                 return hole_size, base
         return None
 
+    def top_fit(self, size: int, blocked: list[tuple[int, int]]) -> int:
+        """The lowest base for `size` bytes at or above the top, clear of `blocked`."""
+        return _fit_avoiding(self.top, None, size, blocked) if blocked else self.top
+
     def best_fit(self, size: int, blocked: list[tuple[int, int]]) -> int:
         """The base for `size` bytes: the lowest fitting place in the
         smallest hole that has one, else at the top; never inside `blocked`."""
-        i = bisect_left(self.by_size, (size, -1))
-        if not blocked:
-            return self.by_size[i][1] if i < len(self.by_size) else self.top
-        for n in range(i, len(self.by_size)):
-            hole_size, hole_start = self.by_size[n]
-            base = _fit_avoiding(hole_start, hole_start + hole_size, size, blocked)
-            if base is not None:
-                return base
-        return _fit_avoiding(self.top, None, size, blocked)
+        found = self.best_hole(size, blocked)
+        return found[1] if found is not None else self.top_fit(size, blocked)
 
 
 _NO_TOP = 1 << 62  # a pool of freed bytes never grows: its top is out of reach
@@ -218,8 +215,8 @@ class _Pools:
         found = self.fresh.best_hole(size, blocked)
         if found is not None and (best is None or found[0] < best[0]):
             best = (found[0], self.fresh, found[1])
-        if best is None:
-            return self.fresh, self.fresh.best_fit(size, blocked)
+        if best is None:  # no hole fits, fresh ones included: the top
+            return self.fresh, self.fresh.top_fit(size, blocked)
         return best[1], best[2]
 
     def take(self, space: _FreeSpace, start: int, end: int) -> bool:
