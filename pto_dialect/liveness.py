@@ -67,9 +67,14 @@ class Loop:
     first: int = -1  # first point inside it (-1: start + 1)
     unstructured: bool = False  # a multi-block region rather than a loop op
 
+    @property
+    def first_inside(self) -> int:
+        """The first point inside the loop."""
+        return self.start + 1 if self.first < 0 else self.first
+
     def contains(self, point: int) -> bool:
         """Whether `point` is an op nested inside the loop."""
-        return (self.start + 1 if self.first < 0 else self.first) <= point <= self.end
+        return self.first_inside <= point <= self.end
 
     @property
     def analysed(self) -> bool:
@@ -124,12 +129,15 @@ class FunctionLiveness:
 # Where forward_aliases follows a buffer value through an op's results or regions.
 _ALIASES_FOLLOWED = frozenset({"scf.for", "scf.if"})
 
+# Owners whose buffer operands `untracked_alias` always accepts.
+_TRACKED_USERS = frozenset(CATALOGUE) | _ALIASES_FOLLOWED
+
 
 def untracked_alias(owner: ir.Operation) -> str | None:
     """Why a buffer operand of `owner` may be reachable through values that
     `forward_aliases` does not follow, or None when every alias is followed."""
     name = owner.name
-    if name in CATALOGUE or name in _ALIASES_FOLLOWED:
+    if name in _TRACKED_USERS:
         return None
     if name == "scf.yield":
         parent = owner.parent.name
@@ -265,10 +273,6 @@ _Use = tuple[int | None, ir.Operation, str, int]
 # Uses through which `forward_aliases` follows a value to others.
 _FLOW_OPS = frozenset({"scf.yield", "scf.for"})
 
-# Owners whose buffer operands `untracked_alias` always accepts (checked
-# by name first: most uses are catalogue ops).
-_TRACKED_USERS = frozenset(CATALOGUE) | _ALIASES_FOLLOWED
-
 
 class _UseCache:
     """Each value's uses (`known`), read from the bindings once: a use costs several
@@ -375,10 +379,10 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
         result = alloc.results[0]
         live = LiveRange(alloc, p, p)
         end, first_use, whole_function = p, -1, ""
-        is_region = alloc.name == "pto.alloc_multi_tile"
+        is_region = live.is_region
         climbed: set[int] = set()
         home = loops[loop_of[p]] if loop_of[p] != -1 else None
-        home_first = -1 if home is None else (home.start + 1 if home.first < 0 else home.first)
+        home_first = -1 if home is None else home.first_inside
         inside = True
         for v in _buffer_values(result, uses_of):
             for use in known[v]:
