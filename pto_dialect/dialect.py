@@ -14,23 +14,13 @@ IRDL_FILE = Path(__file__).with_name("pto.irdl.mlir")
 _PROBE_OP = "pto.alloc_tile"
 
 
-# The upstream dialects every kernel has, and arith, whose ops the passes
-# create from Python (each pass also names what it creates in
-# `dependent_dialects`). The parser loads any other registered dialect when
-# the text names it.
-_CREATED_DIALECTS = ("builtin", "func", "scf", "arith")
-
-
 def new_context() -> ir.Context:
     """A Context for one run of a tool. `ir.Context()` loads every upstream
     dialect the bindings register, ~10 ms of every process; this one, like
-    mlir-opt's, loads a dialect when the parser meets it, and up front only
-    `_CREATED_DIALECTS`, through the C API: asking `context.dialects[name]`
-    would import that dialect's Python module as well."""
-    context = ir.Context(load_on_create_dialects=[])
-    for name in _CREATED_DIALECTS:
-        context.get_dialect_descriptor(name)
-    return context
+    mlir-opt's, loads a dialect when the parser meets it, and the pipeline
+    loads those its passes build ops of (`ModulePass.dependent_dialects`)
+    before they run."""
+    return ir.Context(load_on_create_dialects=[])
 
 
 def is_loaded(context: ir.Context | None = None) -> bool:

@@ -160,8 +160,9 @@ class PipelineRun:
         location when the next pto pass runs."""
         self._pending_remarks.append(message)
 
-    def schedule(self, pm: PassManager, passes: list[ModulePass | str]) -> None:
-        """Add pto passes (objects) and C++ pipeline text (strings) to `pm`."""
+    def schedule(self, pm: PassManager, passes: list[ModulePass | str], context: ir.Context | None = None) -> None:
+        """Add pto passes (objects) and C++ pipeline text (strings) to `pm`,
+        whose Context is `context` (default: the current one)."""
         pending_cpp: list[str] = []
 
         def flush() -> None:
@@ -188,9 +189,9 @@ class PipelineRun:
                 raise PipelineError(f"{item.name}: {e}") from None
             flush()
             if expanded is not None:
-                self.schedule(pm, expanded)
+                self.schedule(pm, expanded, context)
                 continue
-            _load_dialects(item.dependent_dialects)
+            _load_dialects(item.dependent_dialects, context)
             pm.add(
                 lambda op, p, item=item: self._run_python_pass(item, op, p),
                 name=type(item).__name__,
@@ -231,13 +232,13 @@ def _verify_after(pass_obj: ModulePass, run: PassRun, op: ir.Operation) -> bool:
     return verify_module(op, arch, check_types=False)
 
 
-def _load_dialects(names: tuple[str, ...]) -> None:
-    """Load `names` into the current Context (a tool's Context loads
-    dialects on demand: dialect.new_context)."""
+def _load_dialects(names: tuple[str, ...], context: ir.Context | None) -> None:
+    """Load `names` into `context` (default: the current one): a tool's
+    Context loads dialects on demand (dialect.new_context)."""
     if not names:
         return
-    context = ir.Context.current
-    if context is None:  # no current Context: the caller's loads what it loads
+    context = context or ir.Context.current
+    if context is None:  # no Context given or current: the caller's loads what it loads
         return
     for name in names:
         context.get_dialect_descriptor(name)
@@ -256,5 +257,5 @@ def build_pass_manager(
     """A PassManager on the module that runs `pipeline` (text, or what
     `resolve` made of it) and fills `run.report`."""
     pm = PassManager(MODULE_ANCHOR, context)
-    run.schedule(pm, resolve(pipeline) if isinstance(pipeline, str) else pipeline)
+    run.schedule(pm, resolve(pipeline) if isinstance(pipeline, str) else pipeline, context)
     return pm
