@@ -37,8 +37,8 @@ class Layout:
 
     groups: dict[str, tuple[int, int]]
     reads: tuple[int, ...]
-    writes: tuple[int, ...]
-    covering_writes: tuple[int, ...]
+    writes: tuple[int, ...]  # the scratch `tmp` included
+    scratch: int | None = None  # the position of a present `tmp` operand
 
     def index(self, name: str) -> int | None:
         """The position of a single (or present optional) operand, or None."""
@@ -118,13 +118,8 @@ class OpSpec:
         def positions(names) -> tuple[int, ...]:
             return tuple(i for n in names for i in range(groups[n][0], groups[n][0] + groups[n][1]))
 
-        partial = set(self.definition.partial_writes)
-        return Layout(
-            groups,
-            positions(self.reads),
-            positions(self.writes),
-            positions(n for n in self.writes if n not in partial and n != _SCRATCH),
-        )
+        tmp = groups.get(_SCRATCH)
+        return Layout(groups, positions(self.reads), positions(self.writes), tmp[0] if tmp and tmp[1] else None)
 
     def index(self, operand: str) -> int:
         """The position of `operand` when every operand before it is single."""

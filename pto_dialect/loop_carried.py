@@ -1,39 +1,57 @@
 """Iteration-local or loop-carried through memory (docs/dialect.md, "Buffer semantics").
 
 A `pto.alloc_tile` without `addr` inside a loop body is one buffer for every
-iteration. It is *iteration-local* when every iteration fully writes it before
-reading it; otherwise (accumulate, in-place update, a read first) it is
+iteration. It is *iteration-local* when every element an iteration reads of
+it was written before in the same iteration; otherwise (accumulate, in-place
+update, a read first, a read of rows a partial write left alone) it is
 *loop-carried*: what iteration i-1 left in it is what iteration i reads.
 Anything we cannot prove iteration-local counts as loop-carried.
 
-We walk the loop body once in program order, keeping the set of buffers that
-are *definitely* written so far in this iteration. An op reads its inputs
-before it writes its output. A read of a tracked buffer that is not in the set
-makes it loop-carried. Writes in an `scf.if` count only when both branches
-make them; writes in a nested `scf.for` count only when its trip count is a
-known constant >= 1 (it might run zero times). Accesses through aliases
-(iter_args, yields, if results) count as accesses to every buffer the alias
-may name (`buffers.forward_aliases`): a read reads each of them, and a write
-is a definite write only when the alias can name just one tracked buffer
-(`%r = scf.if ... yield %a ... yield %b`: writing %r writes %a or %b, so
-neither is definitely written). A view of a tracked buffer (`subview`,
-`treshape`) is an alias whose reads count and whose writes never do (a
-view may cover part of its source only); a `set_validshape` forgets what
-was written (the valid region a later read covers may be larger). A write
-that covers part of the valid region only (`tsetval`) is no definite write.
-A use the catalogue does not know counts as a read.
+What an op reads and writes of a tile are regions (`regions.py`, from the op
+table): a `tload` into a tile with `valid=8x64` writes those 8 rows, and a
+`treshape` or `subview` of it whose valid region is larger reads more. We
+walk the loop body once in program order, keeping per buffer the rects
+*definitely* written so far in this iteration; an op reads its inputs before
+it writes its output, and a read not covered by them makes the buffer
+loop-carried. Writes in an `scf.if` count only when both branches make them;
+writes in a nested `scf.for` count only when its trip count is a known
+constant >= 1 (it might run zero times). Accesses through aliases (iter_args,
+yields, if results) count for every buffer the alias may name
+(`buffers.forward_aliases`): a read reads each of them, and a write is a
+definite write only when the alias can name just one tracked buffer. A view
+(`subview`, `treshape`, `multi_tile_get`) reads and writes its source's bytes
+through its geometry. Valid shapes are followed in program order: an alloc
+sets its buffer's, a view takes its own from its source's, and a
+`set_validshape` changes a tile's (a resize inside a nested loop or region
+makes it unknown there and after). A use the catalogue does not know reads
+the whole buffer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlir import ir
 
 from . import trampoline
-from .buffers import forward_aliases, op_access, op_display_name, view_results
+from .buffers import forward_aliases, op_access, op_display_name
 from .catalogue import CATALOGUE, VIEW_OPS
+from .ir_utils import ConstantInts
 from .loop_index import static_trip_count
+from .regions import (
+    Extents,
+    Geometry,
+    Rect,
+    ValidExtents,
+    buffer_root_geometry,
+    covered,
+    invariant_in,
+    may_write,
+    op_regions,
+    root_bytes,
+    view_geometry,
+)
+from .types import tile_type
 
 
 @dataclass(frozen=True)
@@ -45,80 +63,280 @@ class Carried:
 
 
 _SET_VALIDSHAPE = "pto.set_validshape"
+_ALLOC_TILE = "pto.alloc_tile"
+
+
+@dataclass(frozen=True)
+class _Alias:
+    """One buffer a value may name: the buffer, where the value's elements lie
+    in it, and the tile object whose valid shape the value has (an alloc's
+    or a view's result, which iter_args and branch results pass on)."""
+
+    root: ir.Value
+    geometry: Geometry
+    origin: ir.Value
+
+
+@dataclass
+class _State:
+    """At a program point of one iteration: the rects of each buffer written
+    for sure so far, and the valid extents of the tile objects followed."""
+
+    written: dict[ir.Value, tuple[Rect, ...]] = field(default_factory=dict)
+    extents: dict[ir.Value, Extents] = field(default_factory=dict)
+
+    def copy(self) -> _State:
+        return _State(dict(self.written), dict(self.extents))
+
+
+def _meet(a: _State, b: _State) -> _State:
+    """What holds after either of two paths: the rects both wrote, the
+    extents both agree on (others unknown)."""
+    written = {}
+    for root, rects in a.written.items():
+        other = b.written.get(root)
+        if other:
+            common = tuple(r for r in rects if r in other)
+            if common:
+                written[root] = common
+    extents = {}
+    for origin in a.extents.keys() | b.extents.keys():
+        ea, eb = a.extents.get(origin), b.extents.get(origin)
+        extents[origin] = ea if ea == eb else (None, None)
+    return _State(written, extents)
+
+
+def _describe(rows, cols) -> str:
+    def one(e) -> str:
+        return str(e) if isinstance(e, int) else "?"
+
+    return f"{one(rows)}x{one(cols)}"
 
 
 class _Walker:
-    def __init__(self, roots: dict[ir.Value, set[ir.Value]], touched: set[ir.Operation], partial: set[ir.Value]) -> None:
-        self.roots = roots  # alias value -> the tracked buffers it may name
+    def __init__(
+        self,
+        aliases: dict[ir.Value, tuple[_Alias, ...]],
+        touched: set[ir.Operation],
+        resizes: list[ir.Operation],
+        constants: ConstantInts,
+        loop: ir.Operation,
+    ) -> None:
+        self.aliases = aliases  # alias value -> the tracked buffers it may name
         self.touched = touched  # region ops with a use of a tracked alias inside
-        self.partial = partial  # aliases that are views: their writes are not definite
+        self.resizes = resizes  # the set_validshape ops on tracked aliases
+        self.constants = constants
+        self.static = ValidExtents(constants)
+        self.sizes = {a.root: root_bytes(a.root) for entries in aliases.values() for a in entries}
+        self.loop = loop
         self.carried: dict[ir.Value, Carried] = {}
+        self.state = _State()
+        self._loop_writes: dict[ir.Value, tuple[Rect, ...] | None] = {}
 
     # The walk is a trampoline (trampoline.py): nesting depth is the user's.
 
-    def walk_block(self, block: ir.Block, written: set[ir.Value]) -> trampoline.Nested:
+    def walk_block(self, block: ir.Block) -> trampoline.Nested:
         touched = self.touched
         for op in block.operations:
-            written = self.access(op, written)
+            self.access(op)
             if len(op.regions) and op.operation in touched:  # else nothing inside touches a tracked buffer
-                written = yield self.enter(op, written)
-        return written
+                yield self.enter(op)
 
-    def walk_region(self, region: ir.Region, written: set[ir.Value]) -> trampoline.Nested:
+    def walk_region(self, region: ir.Region, entry: _State) -> trampoline.Nested:
+        """Walk `region` from `entry` (not changed); what holds after it."""
         blocks = list(region.blocks)
-        if len(blocks) != 1:  # unstructured control flow: writes not definite
+        if len(blocks) != 1:  # unstructured control flow: nothing written is definite
             for block in blocks:
-                yield self.walk_block(block, set(written))
-            return written
-        return (yield self.walk_block(blocks[0], set(written)))
+                self.state = entry.copy()
+                yield self.walk_block(block)
+            return entry.copy()
+        self.state = entry.copy()
+        yield self.walk_block(blocks[0])
+        return self.state
 
-    def read(self, value: ir.Value, op: ir.Operation, written: set[ir.Value], how: str) -> None:
-        for root in self.roots.get(value, ()):
-            if root not in written and root not in self.carried:
-                self.carried[root] = Carried(op, f"it is {how} by '{op_display_name(op.name)}' before it is written in the iteration")
+    # --- valid extents --------------------------------------------------------------
 
-    def access(self, op: ir.Operation, written: set[ir.Value]) -> set[ir.Value]:
-        """What `op` itself reads and writes (its operands, not its regions)."""
-        if op.name == _SET_VALIDSHAPE:
-            targets = self.roots.get(op.operands[0])
-            return written - targets if targets else written
-        access = op_access(op)
-        for v in access.reads:
-            self.read(v, op, written, "read")
-        for v in access.escapes:
-            if op.name not in ("scf.yield", "scf.for"):
-                self.read(v, op, written, "used")
-        for v in access.covers:
-            targets = self.roots.get(v)
-            if targets is not None and len(targets) == 1 and v not in self.partial:
-                written = written | targets
-        return written
-
-    def enter(self, op: ir.Operation, written: set[ir.Value]) -> trampoline.Nested:
-        """The regions of `op`: what is definitely written after them."""
-        name = op.name
-        if name == "scf.if":
-            then_written = yield self.walk_region(op.regions[0], written)
-            if len(op.regions) > 1 and len(op.regions[1].blocks):
-                else_written = yield self.walk_region(op.regions[1], written)
+    def extents(self, value: ir.Value) -> Extents | None:
+        entries = self.aliases.get(value)
+        if entries:
+            origin = entries[0].origin
+            if all(a.origin == origin for a in entries[1:]):
+                known = self.state.extents.get(origin)
+                if known is not None:
+                    return known
             else:
-                else_written = written
-            return then_written & else_written
+                return (None, None)
+        return self.static(value)
+
+    def forget_extents(self, op: ir.Operation) -> None:
+        """Make unknown the valid extents of every tile object resized inside `op`."""
+        extents = self.state.extents
+        for resize in self.resizes:
+            if _inside(resize, op):
+                for a in self.aliases.get(resize.operands[0], ()):
+                    extents[a.origin] = (None, None)
+
+    # --- one op ---------------------------------------------------------------------
+
+    def read(self, value: ir.Value, rows, cols, op: ir.Operation) -> None:
+        written = self.state.written
+        for a in self.aliases.get(value, ()):
+            root = a.root
+            if root in self.carried:
+                continue
+            before = written.get(root, ())
+            if not covered(Rect(a.geometry, rows, cols), before, self.sizes[root]) and not self.rewritten(root, before):
+                self.carried[root] = Carried(op, self.reason(op, a, rows, cols, before))
+
+    def rewritten(self, root: ir.Value, before: tuple[Rect, ...]) -> bool:
+        """Whether every byte of `root` that any op of the loop may write, in
+        any iteration, is among `before`: then what a read finds beyond
+        them no iteration wrote (the same undefined bytes in every
+        iteration, as a partial tile's padding is), so nothing is carried."""
+        if not before:
+            return False
+        writes = self.loop_writes(root)
+        return writes is not None and all(covered(w, before, self.sizes[root]) for w in writes)
+
+    def loop_writes(self, root: ir.Value) -> tuple[Rect, ...] | None:
+        """Rects holding every byte the loop may write of `root`, with
+        extents the same in every iteration; None when that is not known."""
+        if root in self._loop_writes:
+            return self._loop_writes[root]
+        rects: list[Rect] | None = []
+        for value, entries in self.aliases.items():
+            mine = [a for a in entries if a.root == root]
+            if not mine:
+                continue
+            for use in value.uses:
+                owner = use.owner.operation
+                if not _inside(owner, self.loop) or owner.name in VIEW_OPS or owner.name in (_SET_VALIDSHAPE, "scf.yield", "scf.for"):
+                    continue
+                if owner.name not in CATALOGUE:
+                    rects = None  # an op we do not know may write anything
+                    break
+                for i, r, c in may_write(owner, self.static):
+                    if i != use.operand_number:
+                        continue
+                    for a in mine:
+                        rect = Rect(a.geometry, r, c) if len(entries) == 1 else Rect(a.geometry, *a.geometry.shape)
+                        if not invariant_in((rect.rows, rect.cols, a.geometry.key), self.loop):
+                            rects = None
+                            break
+                        rects.append(rect)
+                    if rects is None:
+                        break
+            if rects is None:
+                break
+        result = self._loop_writes[root] = tuple(rects) if rects is not None else None
+        return result
+
+    @staticmethod
+    def reason(op: ir.Operation, alias: _Alias, rows, cols, before: tuple[Rect, ...]) -> str:
+        name = op_display_name(op.name)
+        if not before:
+            how = "read" if op.name in CATALOGUE else "used"
+            return f"it is {how} by '{name}' before it is written in the iteration"
+        through = "" if alias.origin == alias.root else " (through a view)"
+        wrote = ", ".join(_describe(w.rows, w.cols) for w in before[:3])
+        return (
+            f"'{name}' reads {_describe(rows, cols)} elements of it{through}, more than the iteration writes of it before "
+            f"({wrote}): the rest is what an earlier iteration left"
+        )
+
+    def access(self, op: ir.Operation) -> None:
+        """What `op` itself reads and writes (its operands, not its regions)."""
+        name = op.name
+        aliases = self.aliases
+        if name in VIEW_OPS or name == _ALLOC_TILE:
+            result = op.results[0]
+            if result in aliases and (name == _ALLOC_TILE or op.operands[0] in aliases):
+                tile = tile_type(result.type)
+                if tile is not None:
+                    self.state.extents[result] = self.static.defined(result, tile, self.extents)
+            return
+        if name == _SET_VALIDSHAPE:
+            entries = aliases.get(op.operands[0], ())
+            origins = {a.origin for a in entries}
+            new = (self.static.operand(op.operands[1]), self.static.operand(op.operands[2])) if len(origins) == 1 else (None, None)
+            for origin in origins:
+                self.state.extents[origin] = new
+            return
+        if name in CATALOGUE:
+            if not any(v in aliases for v in op.operands):
+                return
+            regions = op_regions(op, self.extents)
+            operands = op.operands
+            for i, rows, cols in regions.reads:
+                value = operands[i]
+                if value in aliases:
+                    self.read(value, rows, cols, op)
+            written = self.state.written
+            for i, rows, cols in regions.writes:
+                entries = aliases.get(operands[i])
+                if entries is not None and len(entries) == 1:
+                    a = entries[0]
+                    written[a.root] = (*written.get(a.root, ()), Rect(a.geometry, rows, cols))
+            return
+        if name in ("scf.yield", "scf.for"):
+            return
+        for v in op_access(op).escapes:
+            for a in aliases.get(v, ()):
+                whole = buffer_root_geometry(a.root)
+                if whole is not None:
+                    self.read_root(a.root, whole, op)
+
+    def read_root(self, root: ir.Value, whole: Geometry, op: ir.Operation) -> None:
+        """A read of every byte of `root` (an op the catalogue does not know)."""
+        if root in self.carried:
+            return
+        before = self.state.written.get(root, ())
+        if not covered(Rect(whole, *whole.shape), before, self.sizes[root]):
+            self.carried[root] = Carried(op, f"it is used by '{op_display_name(op.name)}' before it is written in the iteration")
+
+    # --- nested regions -------------------------------------------------------------------
+
+    def enter(self, op: ir.Operation) -> trampoline.Nested:
+        """The regions of `op`: leaves in `self.state` what holds after them."""
+        name = op.name
+        entry = self.state
+        if name == "scf.if":
+            then_state = yield self.walk_region(op.regions[0], entry)
+            if len(op.regions) > 1 and len(op.regions[1].blocks):
+                else_state = yield self.walk_region(op.regions[1], entry)
+            else:
+                else_state = entry
+            self.state = _meet(then_state, else_state)
+            return
         if name == "scf.for":
-            body_written = yield self.walk_region(op.regions[0], written)
-            trips = static_trip_count(op)
-            return body_written if trips else written
+            entry = entry.copy()
+            self.state = entry
+            self.forget_extents(op)  # a resize in the body reaches the next iteration
+            body_state = yield self.walk_region(op.regions[0], entry)
+            self.state = body_state if static_trip_count(op) else entry
+            self.forget_extents(op)
+            return
         for region in op.regions:
-            yield self.walk_region(region, written)
-        return written
+            yield self.walk_region(region, entry)
+        self.state = entry.copy()
+        self.forget_extents(op)
 
 
-def _enclosing_ops(roots: dict[ir.Value, set[ir.Value]], loop: ir.Operation) -> set[ir.Operation]:
+def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _enclosing_ops(aliases, loop: ir.Operation) -> set[ir.Operation]:
     """The ops inside `loop` whose regions hold a use of a tracked alias: the
     walk enters only these (a deep nest that never touches the tracked
     buffers costs nothing)."""
     touched: set[ir.Operation] = set()
-    for value in roots:
+    for value in aliases:
         for use in value.uses:
             parent = use.owner.operation.parent
             while parent is not None and parent != loop and parent not in touched:
@@ -133,66 +351,93 @@ UNDECIDED = object()
 _NOT_STRAIGHT = VIEW_OPS | {_SET_VALIDSHAPE}
 
 
-def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = None):
+def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = None, extents: ValidExtents | None = None):
     """The verdict for a buffer whose every use is a catalogue op directly in
-    `body` (the common case), from its uses alone: loop-carried iff the first
-    op that touches it reads it. `UNDECIDED` when the uses are not that
-    simple (nested regions, aliases, unknown ops): the full walk decides.
-    `uses` may give the (owner op, operand number) of its uses, read before."""
+    `body` (the common case), from its uses alone: loop-carried when the
+    first op that touches it reads it, iteration-local when that op writes
+    every element any later op reads of it. `UNDECIDED` when the uses are
+    not that simple (nested regions, aliases, views, unknown ops, a later
+    write needed): the full walk decides. `uses` may give the (owner op,
+    operand number) of its uses, read before; `extents` the run's
+    `ValidExtents`."""
     if uses is None:
         uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
     first = None
-    first_uses = []
-    for owner, number in uses:
+    for owner, _ in uses:
         name = owner.name
         if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
             return UNDECIDED
         if first is None or owner.is_before_in_block(first):
-            first, first_uses = owner, [number]
-        elif owner == first:
-            first_uses.append(number)
+            first = owner
     if first is None:
         return None  # never used: nothing to carry
-    layout = CATALOGUE[first.name].layout(first)
-    if any(i in layout.reads for i in first_uses):
+    if extents is None:
+        extents = ValidExtents()
+    first_regions = op_regions(first, extents)
+    operands = first.operands
+    if any(operands[i] == buffer for i, _, _ in first_regions.reads):
         return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
-    if not any(i in layout.covering_writes for i in first_uses):
-        return UNDECIDED  # its first use does not write all of it
+    root = buffer_root_geometry(buffer)
+    written = tuple(Rect(root, rows, cols) for i, rows, cols in first_regions.writes if operands[i] == buffer)
+    if root is None or not written:
+        return UNDECIDED  # its first use does not write a known part of it
+    size = root_bytes(buffer)
+    seen = {first}
+    for owner, _ in uses:
+        if owner in seen:
+            continue
+        seen.add(owner)
+        later = owner.operands
+        for i, rows, cols in op_regions(owner, extents).reads:
+            if later[i] == buffer and not covered(Rect(root, rows, cols), written, size):
+                return UNDECIDED  # maybe written by another op before: the walk decides
     return None
 
 
-def _track(buffer: ir.Value, roots: dict[ir.Value, set[ir.Value]], partial: set[ir.Value]) -> None:
-    """Map every alias of `buffer` to it; views (and their aliases) go in `partial`."""
-    work = [(buffer, False)]
+def _track(buffer: ir.Value, aliases: dict[ir.Value, tuple[_Alias, ...]], resizes: list[ir.Operation], constants: ConstantInts) -> None:
+    """Map every alias of `buffer` to it, with its geometry; note the
+    set_validshape ops on them."""
+    root = buffer_root_geometry(buffer)
+    if root is None:
+        return
+    work = [(buffer, root)]
     seen: set[ir.Value] = set()
     while work:
-        value, is_view = work.pop()
+        value, geometry = work.pop()
         for alias in forward_aliases(value):
             if alias in seen:
                 continue
             seen.add(alias)
-            roots.setdefault(alias, set()).add(buffer)
-            if is_view:
-                partial.add(alias)
-            work.extend((v, True) for v in view_results(alias))
+            aliases[alias] = (*aliases.get(alias, ()), _Alias(buffer, geometry, value))
+            for use in alias.uses:
+                owner = use.owner.operation
+                if use.operand_number != 0:
+                    continue
+                if owner.name in VIEW_OPS:
+                    view = view_geometry(owner, geometry, constants)
+                    if view is not None:
+                        work.append((owner.results[0], view))
+                elif owner.name == _SET_VALIDSHAPE:
+                    resizes.append(owner)
 
 
-def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None) -> dict[ir.Value, Carried]:
+def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None, extents: ValidExtents | None = None) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
     depth), those that are loop-carried through memory in `loop`, with why.
     `verdicts` may hold the `straight_line_verdict`s already computed."""
     body = loop.regions[0].blocks[0]
+    constants = extents.constants if extents is not None else ConstantInts()
     carried: dict[ir.Value, Carried] = {}
-    roots: dict[ir.Value, set[ir.Value]] = {}
-    partial: set[ir.Value] = set()
+    aliases: dict[ir.Value, tuple[_Alias, ...]] = {}
+    resizes: list[ir.Operation] = []
     for b in buffers:
-        verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body)
+        verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body, extents=extents)
         if verdict is UNDECIDED:
-            _track(b, roots, partial)
+            _track(b, aliases, resizes, constants)
         elif verdict is not None:
             carried[b] = verdict
-    if roots:
-        walker = _Walker(roots, _enclosing_ops(roots, loop.operation), partial)
-        trampoline.run(walker.walk_region(loop.regions[0], set()))
+    if aliases:
+        walker = _Walker(aliases, _enclosing_ops(aliases, loop.operation), resizes, constants, loop.operation)
+        trampoline.run(walker.walk_region(loop.regions[0], _State()))
         carried.update(walker.carried)
     return carried

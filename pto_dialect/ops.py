@@ -14,7 +14,7 @@ unknown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property
 
@@ -30,6 +30,25 @@ class Pipe(str, Enum):
 
 
 PIPES = tuple(Pipe)
+
+WRITE_REGIONS = {
+    "valid": "dst's valid region",
+    "matmul": "lhs's valid rows x rhs's valid columns",
+    "row0": "row 0 of dst's valid columns",
+    "concat": "dst's valid rows x the sources' valid columns added",
+    "gather": "dst's valid region (by index); some elements (by mask)",
+    "some": "some elements only",
+}
+"""What an op writes of a tile it writes (pto-run's implementation of each op
+writes at least this; `test_op_regions.py` checks it op by op)."""
+
+READ_DOMAINS = {
+    "dst": "its valid region and dst's valid region (element-wise ops read their sources over dst's domain)",
+    "own": "its valid region",
+    "matmul": "its valid region and the part of lhs's and rhs's valid shapes the product reads",
+    "whole": "anywhere in its shape: a raw offset",
+}
+"""What an op reads of a tile it reads (pto-run reads at most this)."""
 
 # Constraints an operand or result may have; the IRDL generator and the
 # reader know each (a fixed builtin type is written as itself: `index`).
@@ -66,10 +85,15 @@ class OpDef:
     formats: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
-    partial_writes: tuple[str, ...] = ()
-    """Written operands whose valid region the op does not cover (it
-    writes some elements only): such a write does not make a tile
-    iteration-local."""
+    write_region: str = "valid"
+    """Which elements of each written tile the op writes, in that tile's own
+    coordinates (docs/dialect.md, "What an op reads and writes"; one of
+    `WRITE_REGIONS`): the analyses count a write as covering exactly these,
+    so a rule may say less than the op writes, never more."""
+    read_domain: str = "dst"
+    """Which elements of each read tile the op reads besides its own valid
+    region (one of `READ_DOMAINS`): a rule may say more than the op reads,
+    never less."""
     pipe: Pipe | None = None
     tier: str = "semantic"  # "semantic" | "syntax"
     summary: str = ""
@@ -80,6 +104,10 @@ class OpDef:
     """How the reader infers the result type when the text omits it:
     `partition-from-sizes`, `subview`."""
     elide_result_when_inferred: bool = False
+
+    def __post_init__(self) -> None:
+        if self.write_region not in WRITE_REGIONS or self.read_domain not in READ_DOMAINS:
+            raise ValueError(f"pto.{self.name}: unknown write_region {self.write_region!r} or read_domain {self.read_domain!r}")
 
     @property
     def full_name(self) -> str:
@@ -202,7 +230,14 @@ def _unary(name: str, summary: str) -> OpDef:
 
 def _reduction(name: str, summary: str) -> OpDef:
     return OpDef(
-        name, (_TILE_IN, _TMP, _DST), formats=(_ins_opt_tmp(["src"]),), reads=("src",), writes=("dst",), pipe=Pipe.V, summary=summary
+        name,
+        (_TILE_IN, _TMP, _DST),
+        formats=(_ins_opt_tmp(["src"]),),
+        reads=("src",),
+        writes=("dst",),
+        read_domain="own",
+        pipe=Pipe.V,
+        summary=summary,
     )
 
 
@@ -408,6 +443,7 @@ OPS: tuple[OpDef, ...] = (
         ),
         reads=("src",),
         writes=("dst",),
+        read_domain="own",
         pipe=Pipe.MTE3,
         summary="store a tile into a partition of global memory",
     ),
@@ -450,6 +486,7 @@ OPS: tuple[OpDef, ...] = (
         ),
         reads=("src",),
         writes=("dst",),
+        read_domain="own",
         pipe=Pipe.MTE1,
         summary="copy the block of a tile at (`indexRow`, `indexCol`) into a smaller tile",
     ),
@@ -471,7 +508,7 @@ OPS: tuple[OpDef, ...] = (
         (Operand("dst", DPS), Operand("offset", "index"), Operand("val", SCALAR)),
         formats=("`ins` `(` $offset `,` $val `:` type($offset) `,` type($val) `)` `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",),
         writes=("dst",),
-        partial_writes=("dst",),
+        write_region="some",
         summary="write one element of a tile",
     ),
     OpDef(
@@ -480,6 +517,7 @@ OPS: tuple[OpDef, ...] = (
         results=(Operand("dst", SCALAR),),
         formats=("`ins` `(` $src `,` $offset `:` qualified(type($src)) `,` type($offset) `)` `outs` `:` qualified(type($dst)) attr-dict",),
         reads=("src",),
+        read_domain="whole",
         summary="read one element of a tile",
     ),
     OpDef(
@@ -497,6 +535,7 @@ OPS: tuple[OpDef, ...] = (
         formats=(_ins_outs(["src"]),),
         reads=("src",),
         writes=("dst",),
+        read_domain="own",
         pipe=Pipe.V,
         summary="copy a tile and fill what lies outside its valid shape with its pad value",
     ),
@@ -538,6 +577,7 @@ OPS: tuple[OpDef, ...] = (
         ),
         reads=("src", "indices"),
         writes=("dst",),
+        write_region="gather",
         pipe=Pipe.V,
         summary="gather elements of a tile by an index tile (or compare against a scalar)",
     ),
@@ -547,6 +587,7 @@ OPS: tuple[OpDef, ...] = (
         formats=(_ins_opt_tmp(["src"]),),
         reads=("src",),
         writes=("dst",),
+        read_domain="own",
         pipe=Pipe.V,
         summary="transpose a tile",
     ),
@@ -556,6 +597,8 @@ OPS: tuple[OpDef, ...] = (
         formats=(_ins_outs(["src0", "src1"]),),
         reads=("src0", "src1"),
         writes=("dst",),
+        write_region="concat",
+        read_domain="own",
         pipe=Pipe.V,
         summary="concatenate two tiles along their columns",
     ),
@@ -613,10 +656,12 @@ OPS: tuple[OpDef, ...] = (
         formats=(_ins_opt_tmp(["src"], attrs_inside=True),),
         reads=("src",),
         writes=("dst",),
+        write_region="row0",
+        read_domain="own",
         pipe=Pipe.V,
         summary="dst[c] = sum of column c",
     ),
-    _unary("tcolmax", "dst[c] = max of column c"),
+    replace(_unary("tcolmax", "dst[c] = max of column c"), write_region="row0", read_domain="own"),
     _unary("trowexpand", "dst[r, c] = src[r]"),
     _row_expand_binary("trowexpandadd", "dst[r, c] = src0[r, c] + src1[r]"),
     _row_expand_binary("trowexpandsub", "dst[r, c] = src0[r, c] - src1[r]"),
@@ -646,6 +691,8 @@ OPS: tuple[OpDef, ...] = (
         ),
         reads=("lhs", "rhs"),
         writes=("dst",),
+        write_region="matmul",
+        read_domain="matmul",
         pipe=Pipe.M,
         summary="dst = lhs @ rhs",
     ),
@@ -660,6 +707,8 @@ OPS: tuple[OpDef, ...] = (
         ),
         reads=("acc_in", "lhs", "rhs"),
         writes=("dst",),
+        write_region="matmul",
+        read_domain="matmul",
         pipe=Pipe.M,
         summary="dst = acc_in + lhs @ rhs",
     ),

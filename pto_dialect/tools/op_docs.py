@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ..op_format import AttrDict, Clauses, Literal, OperandClauses, Optional, TypeOf, Var, parse_format
-from ..ops import OPS, OpDef
+from ..ops import OPS, READ_DOMAINS, WRITE_REGIONS, OpDef
 
 BEGIN = "<!-- BEGIN GENERATED OP TABLE (python -m pto_dialect.tools.op_docs --write) -->"
 END = "<!-- END GENERATED OP TABLE -->"
@@ -80,9 +80,14 @@ def render() -> str:
             if d.tier != tier:
                 continue
             syntax = "<br>".join(f"`{synopsis(d, f)}`" for f in d.formats)
-            writes = ", ".join(d.writes + tuple(f"{p} (partly)" for p in d.partial_writes if p not in d.writes))
+            writes = ", ".join(d.writes)
+            reads = ", ".join(d.reads)
+            if d.writes and d.write_region != "valid":
+                writes += f" ({WRITE_REGIONS[d.write_region]})"
+            if d.reads and d.read_domain != "dst":
+                reads += f" ({READ_DOMAINS[d.read_domain]})"
             out.append(
-                f"| `{d.full_name}` | {syntax} | {_operands(d)} | {', '.join(d.reads)} | {writes} | "
+                f"| `{d.full_name}` | {syntax} | {_operands(d)} | {reads} | {writes} | "
                 f"{d.pipe.value if d.pipe else ''} |"
             )
         out.append("")

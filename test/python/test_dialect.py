@@ -287,13 +287,13 @@ def test_operand_positions_follow_the_optional_operands(ctx):
     spec = CATALOGUE["pto.trowsum"]
     assert spec.layout(without).reads == (0,) and spec.layout(without).writes == (1,)
     assert spec.layout(with_tmp).reads == (0,) and set(spec.layout(with_tmp).writes) == {1, 2}
-    assert spec.layout(with_tmp).covering_writes == (2,)  # scratch covers nothing
+    assert spec.layout(with_tmp).scratch == 1 and spec.layout(without).scratch is None
     assert spec.layout(without).index("tmp") is None
 
 
 def test_partial_writes_do_not_cover():
     spec = CATALOGUE["pto.tsetval"]
-    assert "dst" in spec.writes and "dst" in spec.definition.partial_writes
+    assert "dst" in spec.writes and spec.definition.write_region == "some"
 
 
 # --- targets -------------------------------------------------------------------------

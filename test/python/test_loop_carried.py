@@ -14,6 +14,7 @@ D = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=?, v_col=?, blayo
 PV = "!pto.partition_tensor_view<16x16xf32>"
 LOAD = "pto.tload ins(%src : !pv) outs(%{t} : !v)"
 STORE = "pto.tstore ins(%{t} : !v) outs(%src : !pv)"
+FILL = "pto.texpands ins(%one : f32) outs(%{t} : !v)"
 
 
 def carried(body: str, args: str = "") -> dict[str, str]:
@@ -154,7 +155,7 @@ def test_a_write_through_an_alias_of_one_buffer_is_definite():
     assert carried(body, ", %cond: i1") == {}
 
 
-def test_reads_through_a_view_count_and_writes_through_one_do_not():
+def test_reads_and_writes_through_views_count_for_the_elements_they_touch():
     half = "!pto.tile_buf<vec, 8x16xf32>"
     read_first = f"""{alloc("t")}
     %top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> {half}
@@ -166,12 +167,140 @@ def test_reads_through_a_view_count_and_writes_through_one_do_not():
     %top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> {half}
     pto.tstore ins(%top : {half}) outs(%src : !pv)"""
     assert carried(written_whole) == {}
-    # a view may cover part of its source: writing it is no definite write
+    # a treshape to the same bytes, written whole, writes every element of its source
     written_through_view = f"""{alloc("t")}
     %flat = pto.treshape %t : !v -> !pto.tile_buf<vec, 8x32xf32>
     pto.texpands ins(%one : f32) outs(%flat : !pto.tile_buf<vec, 8x32xf32>)
     {STORE.format(t="t")}"""
-    assert set(carried(written_through_view)) == {"t"}
+    assert carried(written_through_view) == {}
+    # two subview halves write the whole tile; one half leaves rows 8-15 to the last iteration
+    bottom = f"%bot = pto.subview %t[%c8, %c0] sizes [8, 16] : !v -> {half}"
+    fill = "pto.texpands ins(%one : f32) outs(%{v} : " + half + ")"
+    halves = "\n".join(
+        [alloc("t"), f"%top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> {half}", bottom, fill.format(v="top"), fill.format(v="bot"), STORE.format(t="t")]
+    )
+    assert carried(halves) == {}
+    one_half = [alloc("t"), f"%top = pto.subview %t[%c0, %c0] sizes [8, 16] : !v -> {half}", bottom, fill.format(v="top"), STORE.format(t="t")]
+    # rows 8-15 no iteration writes: the same undefined bytes in every iteration, nothing carried
+    assert carried("\n".join(one_half)) == {}
+    # written after the read, they are what the last iteration left
+    assert carried("\n".join([*one_half, fill.format(v="bot")])) == {
+        "t": "'pto.tstore' reads 16x16 elements of it, more than the iteration writes of it before (8x16): the rest is what an earlier iteration left"
+    }
+
+
+def test_a_write_covers_only_the_valid_region_it_writes():
+    """A tload into a tile with valid=8x16 writes 8 rows; a view whose valid
+    region is larger reads all 16 (issue 21: multi-buffering it, replicating
+    it or sharing its bytes changed the kernel's results)."""
+    part = "!pto.tile_buf<vec, 16x16xf32, valid=8x16>"
+    pv8 = "!pto.partition_tensor_view<8x16xf32>"
+    load = f"pto.tload ins(%p8 : {pv8}) outs(%t : {part})"
+    p8 = f"%p8 = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<16x16xf32> -> {pv8}"
+    tv = "%tv = pto.make_tensor_view %ptr, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>"
+    args = ", %ptr: !pto.ptr<f32>"
+    # after the store, the iteration fills the whole tile through the view: rows 8-15 are carried
+    refill = "pto.texpands ins(%one : f32) outs(%w : !v)"
+    for view in (f"%w = pto.treshape %t : {part} -> !v", f"%w = pto.subview %t[%c0, %c0] sizes [16, 16] : {part} -> !v"):
+        body = "\n".join([tv, p8, alloc("t", part), load, view, "pto.tstore ins(%w : !v) outs(%src : !pv)", refill])
+        assert "more than the iteration writes of it before (8x16)" in carried(body, args)["t"], view
+    # the same with a dynamic valid shape: rows %n of 16 written, 16 read
+    body = "\n".join(
+        [
+            alloc("t", "!d", "valid_row = %n valid_col = %c16 "),
+            "pto.tload ins(%src : !pv) outs(%t : !d)",
+            "%w = pto.treshape %t : !d -> !v",
+            STORE.format(t="w"),
+            refill,
+        ]
+    )
+    assert "more than the iteration writes of it before (?x16)" in carried(body)["t"]
+    # or a valid shape computed in the loop: an earlier iteration may have written more rows
+    body = "\n".join(
+        [
+            "%m = arith.subi %n, %i : index",
+            alloc("t", "!d", "valid_row = %m valid_col = %c16 "),
+            "pto.tload ins(%src : !pv) outs(%t : !d)",
+            "%w = pto.treshape %t : !d -> !v",
+            STORE.format(t="w"),
+        ]
+    )
+    assert "more than the iteration writes of it before (?x16)" in carried(body)["t"]
+    # reading the tile itself reads its valid region: iteration-local
+    body = "\n".join([tv, p8, alloc("t", part), load, f"pto.tstore ins(%t : {part}) outs(%p8 : {pv8})"])
+    assert carried(body, args) == {}
+
+
+def test_element_wise_ops_read_their_sources_over_dst_s_domain():
+    # %a has 8 valid rows written; tadd into a 16x16 dst reads all 16 rows of %a
+    part = "!pto.tile_buf<vec, 16x16xf32, valid=8x16>"
+    pv8 = "!pto.partition_tensor_view<8x16xf32>"
+    body = "\n".join(
+        [
+            "%tv = pto.make_tensor_view %ptr, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>",
+            f"%p8 = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<16x16xf32> -> {pv8}",
+            alloc("a", part),
+            alloc("o"),
+            f"pto.tload ins(%p8 : {pv8}) outs(%a : {part})",
+            f"pto.tadd ins(%a, %a : {part}, {part}) outs(%o : !v)",
+            STORE.format(t="o"),
+            f"%w = pto.treshape %a : {part} -> !v",
+            "pto.texpands ins(%one : f32) outs(%w : !v)",
+        ]
+    )
+    assert set(carried(body, ", %ptr: !pto.ptr<f32>")) == {"a"}
+    # without the last write rows 8-15 of %a are never written: nothing to carry
+    assert carried("\n".join(body.splitlines()[:-2]), ", %ptr: !pto.ptr<f32>") == {}
+
+
+def test_partial_writers_do_not_cover_what_they_leave():
+    """Each partial writer leaves part of its dst to what the last iteration
+    wrote there (each body fills the dst whole after reading it)."""
+    # a column reduction writes row 0 of its dst only
+    body = "\n".join([alloc("s"), alloc("d"), LOAD.format(t="s"), "pto.tcolsum ins(%s : !v) outs(%d : !v)", STORE.format(t="d"), FILL.format(t="d")])
+    assert set(carried(body)) == {"d"}
+    row = "!pto.tile_buf<vec, 1x16xf32>"
+    body = "\n".join(
+        [alloc("s"), alloc("d", row), LOAD.format(t="s"), f"pto.tcolsum ins(%s : !v) outs(%d : {row})", f"pto.tstore ins(%d : {row}) outs(%src : !pv)"]
+    )
+    assert carried(body) == {}
+    # tconcat writes its sources' columns: two 16x8 into a 16x32 leaves 16 columns
+    narrow, wide = "!pto.tile_buf<vec, 16x8xf32>", "!pto.tile_buf<vec, 16x32xf32>"
+    fill = "pto.texpands ins(%one : f32) outs(%{v} : " + narrow + ")"
+    concat = f"pto.tconcat ins(%a, %b : {narrow}, {narrow}) outs(%d : {wide})"
+    body = "\n".join(
+        [
+            alloc("a", narrow),
+            alloc("b", narrow),
+            alloc("d", wide),
+            fill.format(v="a"),
+            fill.format(v="b"),
+            concat,
+            f"pto.tstore ins(%d : {wide}) outs(%src : !pv)",
+            f"pto.texpands ins(%one : f32) outs(%d : {wide})",
+        ]
+    )
+    assert set(carried(body)) == {"d"}
+    # a matmul writes lhs's valid rows x rhs's valid columns
+    acc, left, right = "!pto.tile_buf<acc, 16x16xf32>", "!pto.tile_buf<left, 16x16xf16, valid=8x16>", "!pto.tile_buf<right, 16x16xf16>"
+    left2 = "!pto.tile_buf<left, 16x16xf16>"
+    body = "\n".join(
+        [
+            alloc("c", acc),
+            alloc("l", left),
+            alloc("r", right),
+            alloc("r2", left2),
+            f"pto.texpands ins(%h : f16) outs(%r2 : {left2})",
+            f"pto.texpands ins(%one : f32) outs(%l : {left})".replace("%one : f32", "%h : f16"),
+            f"pto.texpands ins(%h : f16) outs(%r : {right})",
+            f"pto.tmatmul ins(%l, %r : {left}, {right}) outs(%c : {acc})",
+            f"pto.tmov ins(%c : {acc}) outs(%o : !v)",
+            alloc("o"),
+            f"pto.tmatmul ins(%r2, %r : {left2}, {right}) outs(%c : {acc})",
+        ]
+    )
+    body = body.replace(f"pto.tmov ins(%c : {acc}) outs(%o : !v)\n{alloc('o')}", f"{alloc('o')}\npto.tmov ins(%c : {acc}) outs(%o : !v)")
+    assert set(carried(body, ", %h: f16")) == {"c"}
 
 
 def test_a_partial_write_first_is_no_definite_write():
@@ -197,8 +326,8 @@ def test_reasons_name_ops_as_users_write_them():
     body = "\n".join(
         [
             alloc("c", acc),
-            '%l = pto.alloc_tile : !pto.tile_buf<left, 16x16xf16>',
-            '%r = pto.alloc_tile : !pto.tile_buf<right, 16x16xf16>',
+            "%l = pto.alloc_tile : !pto.tile_buf<left, 16x16xf16>",
+            "%r = pto.alloc_tile : !pto.tile_buf<right, 16x16xf16>",
             f"pto.tmatmul.acc ins(%c, %l, %r : {acc}, !pto.tile_buf<left, 16x16xf16>, !pto.tile_buf<right, 16x16xf16>) outs(%c : {acc})",
         ]
     )
