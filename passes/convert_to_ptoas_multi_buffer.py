@@ -17,6 +17,7 @@ from ..ir_utils import ConstantInts, Enclosing, nested_in
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
+from ..regions import ValidExtents
 from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
 from ..targets import ARCH_NAMES, space_spec
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
@@ -201,6 +202,7 @@ class _Conversion:
         self.run = run
         self.arch = arch
         self.constants = ConstantInts()
+        self.extents = ValidExtents(self.constants)  # valid shapes of tiles, for what ops read and write
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
@@ -363,7 +365,7 @@ class _Conversion:
         for t in tiles:
             if t.reason:
                 continue
-            verdict = verdicts[t.value] = straight_line_verdict(t.value, body, t.uses)
+            verdict = verdicts[t.value] = straight_line_verdict(t.value, body, t.uses, self.extents)
             if verdict is UNDECIDED:
                 t.reason = escape_reason(t.value) or ""
                 if not t.reason:
@@ -371,7 +373,7 @@ class _Conversion:
             elif verdict is not None:
                 t.reason = f"it is loop-carried through memory: {verdict.reason}"
         if undecided:
-            carried = loop_carried_buffers(loop, undecided, verdicts)
+            carried = loop_carried_buffers(loop, undecided, verdicts, self.extents)
             for t in tiles:
                 why = carried.get(t.value)
                 if why is not None and not t.reason:

@@ -363,33 +363,40 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
     if uses is None:
         uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
     first = None
-    for owner, _ in uses:
+    numbers: dict[ir.Operation, set[int]] = {}  # per op, the operand positions that are the buffer
+    for owner, number in uses:
         name = owner.name
         if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
             return UNDECIDED
+        if owner in numbers:
+            numbers[owner].add(number)
+            continue
+        numbers[owner] = {number}
         if first is None or owner.is_before_in_block(first):
             first = owner
     if first is None:
         return None  # never used: nothing to carry
+    layout = CATALOGUE[first.name].layout(first)
+    if any(i in layout.reads for i in numbers[first]):
+        return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     if extents is None:
         extents = ValidExtents()
-    first_regions = op_regions(first, extents)
-    operands = first.operands
-    if any(operands[i] == buffer for i, _, _ in first_regions.reads):
-        return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     root = buffer_root_geometry(buffer)
-    written = tuple(Rect(root, rows, cols) for i, rows, cols in first_regions.writes if operands[i] == buffer)
+    tile = tile_type(buffer.type)
+    if tile is not None:
+        extents.not_resized(buffer, tile)  # every use is an op of the catalogue in the body
+    written = tuple(Rect(root, rows, cols) for _, rows, cols in op_regions(first, extents, frozenset(numbers[first])).writes)
     if root is None or not written:
         return UNDECIDED  # its first use does not write a known part of it
+    rows, cols = root.shape
+    if any(isinstance(w.rows, int) and w.rows >= rows and isinstance(w.cols, int) and w.cols >= cols for w in written):
+        return None  # written whole: whatever later ops read of it is covered
     size = root_bytes(buffer)
-    seen = {first}
-    for owner, _ in uses:
-        if owner in seen:
+    for owner, positions in numbers.items():
+        if owner == first or not any(i in CATALOGUE[owner.name].layout(owner).reads for i in positions):
             continue
-        seen.add(owner)
-        later = owner.operands
-        for i, rows, cols in op_regions(owner, extents).reads:
-            if later[i] == buffer and not covered(Rect(root, rows, cols), written, size):
+        for _, rows, cols in op_regions(owner, extents, frozenset(positions)).reads:
+            if not covered(Rect(root, rows, cols), written, size):
                 return UNDECIDED  # maybe written by another op before: the walk decides
     return None
 

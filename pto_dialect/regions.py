@@ -221,6 +221,12 @@ class ValidExtents:
         result = self._known[value] = self._extents(value)
         return result
 
+    def not_resized(self, value: ir.Value, tile: TileBufType) -> None:
+        """Note that no set_validshape reaches `value` (its caller has seen
+        every use): its extents are its definition's."""
+        if value not in self._known:
+            self._known[value] = self.defined(value, tile, self)
+
     def _extents(self, value: ir.Value) -> Extents | None:
         tile = tile_type(value.type)
         if tile is None:
@@ -301,11 +307,12 @@ def resized(value: ir.Value) -> bool:
     return False
 
 
-def op_regions(op: ir.Operation, extents) -> OpRegions:
+def op_regions(op: ir.Operation, extents, only: frozenset[int] | None = None) -> OpRegions:
     """What `op` (of the catalogue) reads and writes of its tile operands,
     with `extents(value)` giving a tile value's valid extents (None for a
-    value that is not a tile). Reads are over-approximated, writes
-    under-approximated (module docstring)."""
+    value that is not a tile); `only`: of these operand positions alone.
+    Reads are over-approximated, writes under-approximated (module
+    docstring)."""
     spec = CATALOGUE.get(op.name)
     if spec is None:
         return _NO_REGIONS
@@ -322,8 +329,10 @@ def op_regions(op: ir.Operation, extents) -> OpRegions:
 
     reads = []
     domain_rule = definition.read_domain
-    dst = ext("dst") if domain_rule == "dst" else None
+    dst = ext("dst") if domain_rule == "dst" and (only is None or any(i in only for i in layout.reads)) else None
     for i in layout.reads:
+        if only is not None and i not in only:
+            continue
         value = operands[i]
         tile = tile_type(value.type)
         if tile is None:
@@ -352,7 +361,7 @@ def op_regions(op: ir.Operation, extents) -> OpRegions:
     writes = []
     rule = definition.write_region
     for i in layout.writes:
-        if i == layout.scratch:
+        if i == layout.scratch or (only is not None and i not in only):
             continue  # scratch: left as never written (pto-run poisons it)
         value = operands[i]
         if tile_type(value.type) is None:
