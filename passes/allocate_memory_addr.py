@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import sys
 from dataclasses import dataclass
 from typing import ClassVar
@@ -17,7 +18,7 @@ from ..memory_report import FORMATS, render
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
-from ..sharing import PipeAwareSharing, Tier, share_facts
+from ..sharing import PipeAwareSharing, ShareFacts, Tier, share_facts
 from ..targets import ARCH_NAMES, space_spec
 from ..types import SPACES, MultiTileBufType, align_up, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
@@ -49,7 +50,13 @@ class AllocateMemoryAddr(ModulePass):
     Every `pto.alloc_tile` and `pto.alloc_multi_tile` without `addr` gets an
     `arith.constant <addr> : i64` operand: a byte offset into its memory
     space, aligned for the space (32 bytes for vec, mat, bias; 512 for left,
-    right, acc). Each function is allocated on its own, per memory space.
+    right, acc). Each function is allocated on its own, per memory space,
+    callers before callees: a function's buffers go above every byte its
+    callers hold while it runs (their buffers live at a `func.call` of it,
+    arguments included), so a tile live across a call is never overlapped
+    by the callee's. A tile live across a recursive or indirect call is an
+    error at the call (each activation would need its own addresses), as is
+    a user's fixed address in the bytes the callers hold.
 
     A buffer lives from its definition to its last use, through its aliases
     (`multi_tile_get` results are their region; scf.for iter_args and
@@ -140,7 +147,6 @@ class AllocateMemoryAddr(ModulePass):
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
-        memories: list[FunctionMemory] = []
         ok = True
         functions, strays = _functions_and_strays(module)
         for alloc in strays:
@@ -148,10 +154,18 @@ class AllocateMemoryAddr(ModulePass):
                 alloc.location,
                 f"'{alloc.name}' outside a func.func gets no address: the allocator places the buffers of each function",
             )
-        for func in functions:
-            memory, func_ok = self.allocate_function(run, func, arch)
-            memories.append(memory)
+        graph = CallGraph.of(functions)
+        bases: dict[str, dict[str, int]] = {}  # callee -> per space, the bytes its callers hold across calls to it
+        placed: dict[str, FunctionMemory] = {}
+        for name, func in graph.callers_first():
+            memory, func_ok, held = self.allocate_function(run, func, arch, bases.get(name, {}), graph)
+            placed[name] = memory
             ok = ok and func_ok
+            for callee, heights in held.items():
+                base = bases.setdefault(callee, {})
+                for space, height in heights.items():
+                    base[space] = max(base.get(space, 0), height)
+        memories = [placed[n] for n in graph.names]  # reported in module order
         run.report.memory.extend(memories)
         if self.report != "none":
             sys.stderr.write(render(memories, self.report))
@@ -161,16 +175,21 @@ class AllocateMemoryAddr(ModulePass):
 
     # -- one function -----------------------------------------------------------
 
-    def allocate_function(self, run: PassRun, func: ir.Operation, arch: str) -> tuple[FunctionMemory, bool]:
-        """Place the buffers of `func`; rewrite it only when all fit."""
+    def allocate_function(
+        self, run: PassRun, func: ir.Operation, arch: str, base: dict[str, int], graph: CallGraph
+    ) -> tuple[FunctionMemory, bool, dict[str, dict[str, int]]]:
+        """Place the buffers of `func` above `base` (per space, the bytes its
+        callers hold while it runs); rewrite it only when all fit. Returns,
+        per function it calls, the bytes held while that call runs."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         pipe_aware = self.reuse and self.pipe_aware
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch)
+        held_below = len(buffers)  # the key of the reservation of `base`, in spaces that have one
         facts = []  # per buffer, what pipe-aware sharing needs
         if pipe_aware:
             per_range = share_facts(liveness)
-            facts = [per_range[b.index] for b in buffers]
+            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS]
         ok = True
         memory = FunctionMemory(function=name, arch=arch)
         placements: dict[str, Placement] = {}
@@ -186,6 +205,9 @@ class AllocateMemoryAddr(ModulePass):
                 continue
             spec = space_spec(arch, space)
             requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed, buffers[i].live.first_use) for i in members]
+            below = align_up(base.get(space, 0), spec.alignment)
+            if below:  # what the callers hold across their calls: reserved for the whole function
+                requests.append(Request(held_below, below, 0, len(liveness.ops) - 1, 0, 0))
             if pipe_aware and any(buffers[i].fixed is None for i in members):
                 placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
                 memory.sharing[space] = tier.value
@@ -205,15 +227,23 @@ class AllocateMemoryAddr(ModulePass):
             memory.capacity[space] = spec.capacity
             memory.live_peak[space] = peak.bytes
             for first, second in placement.collisions:
-                ok = False
-                self._report_collision(space, buffers[first], buffers[second])
+                if held_below not in (first, second):  # a user's address under the callers' bytes: below
+                    ok = False
+                    self._report_collision(space, buffers[first], buffers[second])
+            for i in members:
+                if buffers[i].fixed is not None and buffers[i].fixed < below:
+                    ok = False
+                    self._report_below(space, buffers[i], below, graph.callers_of(name))
             if placement.footprint > spec.capacity:
                 ok = False
-                self._report_overflow(func, name, arch, space, placement, peak.bytes, {k: buffers[k] for k in peak.keys}, spec.capacity)
-        addrs = {k: a for p in placements.values() for k, a in p.addrs.items()}
+                at_peak = {k: buffers[k] for k in peak.keys if k != held_below}
+                self._report_overflow(func, name, arch, space, placement, peak.bytes, at_peak, spec.capacity, below)
+        addrs = {k: a for p in placements.values() for k, a in p.addrs.items() if k != held_below}
         if run.buffer_records or self.report != "none":  # a record per buffer only for whoever reads them
             records = _Records(liveness)
             memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
+        held = self._held_across_calls(name, liveness, buffers, addrs, base, graph) if ok else {}
+        ok = ok and held is not None
         if ok:
             i64 = ir.IntegerType.get_signless(64, func.context)
             attrs: dict[int, ir.Attribute] = {}
@@ -224,7 +254,44 @@ class AllocateMemoryAddr(ModulePass):
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
                     run.changed(_set_addr(b, i64, attrs[addr]))
             set_memory_usage(func, memory.peak)
-        return memory, ok
+        return memory, ok, held or {}
+
+    def _held_across_calls(
+        self, name: str, liveness: FunctionLiveness, buffers: list[_Buffer], addrs: dict[int, int], base: dict[str, int], graph: CallGraph
+    ) -> dict[str, dict[str, int]] | None:
+        """Per function @`name` calls, per space, the end of the highest byte
+        held while the call runs (its callers' bytes, and every buffer of
+        the function live at the call: one the callee gets as an argument
+        too), so that the callee's buffers go above. None after an error: a
+        tile is live across a recursive call or an indirect one."""
+        held: dict[str, dict[str, int]] = {}
+        ok = True
+        for point in liveness.calls:
+            call = liveness.ops[point]
+            callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value if call.name == "func.call" else None
+            if callee is not None and callee not in graph.calls:
+                continue  # a declaration: it runs no tiles the pass places
+            heights = dict(base)
+            live = []
+            for i, b in enumerate(buffers):
+                if b.live.start <= point <= b.live.end and not b.dynamic and i in addrs:
+                    heights[b.space] = max(heights.get(b.space, 0), addrs[i] + b.size)
+                    live.append(b)
+            if callee is None or graph.recursive(name, callee):
+                if live:
+                    ok = False
+                    what = "an indirect call, whose callee is not known" if callee is None else "a call to a function that calls back into this one"
+                    diagnostics.emit_error(
+                        call.location,
+                        f"{len(live)} tile buffer{'s are' if len(live) != 1 else ' is'} live across {what}: the allocator "
+                        "cannot keep the callee's tiles off them (each activation would need its own addresses)",
+                        notes=[(b.alloc.location, f"live across the call: {b.type_text}") for b in live[:_MAX_PEAK_NOTES]],
+                    )
+                continue
+            mine = held.setdefault(callee, {})
+            for space, height in heights.items():
+                mine[space] = max(mine.get(space, 0), height)
+        return held if ok else None
 
     @staticmethod
     def _place_pipe_aware(requests: list[Request], alignment: int, capacity: int, facts) -> tuple[Placement, Tier, int]:
@@ -280,6 +347,14 @@ class AllocateMemoryAddr(ModulePass):
             notes=[(first.alloc.location, f"the other buffer, {first.type_text}, is allocated here")],
         )
 
+    def _report_below(self, space: str, b: _Buffer, below: int, callers: list[str]) -> None:
+        diagnostics.emit_error(
+            b.alloc.location,
+            f"buffer at fixed addr {b.fixed} ({b.size} bytes) lies in the first {below} bytes of space \"{space}\", which "
+            "a caller holds while this function runs (its tiles live across the call)",
+            notes=[(b.alloc.location, f"called by @{', @'.join(callers)}")],
+        )
+
     def _check_dynamic(self, space: str, dynamic: list[_Buffer], to_place: list[_Buffer]) -> bool:
         """Buffers at addresses that are not constants: fine while nothing the
         pass places is live with them (they are left out of the usage), an
@@ -316,6 +391,7 @@ class AllocateMemoryAddr(ModulePass):
         live_bytes: int,
         at_peak: dict[int, _Buffer],
         capacity: int,
+        below: int = 0,
     ) -> None:
         if live_bytes > capacity:
             why = "more than the space holds"
@@ -334,7 +410,8 @@ class AllocateMemoryAddr(ModulePass):
             f"memory space \"{space}\" overflows in @{name}: {placement.footprint} bytes required, "
             f"{capacity} bytes available on {arch}; {live_bytes} bytes are live at once at the peak "
             f"({why}), in {len(at_peak)} buffer{'s' if len(at_peak) != 1 else ''}"
-            + (f" ({len(shown)} shown below, {more} more)" if more else ""),
+            + (f" ({len(shown)} shown below, {more} more)" if more else "")
+            + (f"; its callers hold the first {below} bytes while it runs" if below else ""),
             notes=notes,
         )
 
@@ -395,6 +472,125 @@ class _Records:
             whole_loops=[f"{self.loop(i)}: {why}" for i, why in sorted(live.whole_loops.items())]
             + ([f"the whole function: {live.whole_function}"] if live.whole_function else []),
         )
+
+
+_HELD_BY_CALLERS = ShareFacts(None, None, -1)
+"""The sharing facts of the bytes a function's callers hold: never freed."""
+
+
+@dataclass
+class CallGraph:
+    """Which functions of the module call which (by symbol: `func.call`),
+    and the order the allocator places them in: callers before callees, so
+    that a callee's buffers go above what its callers hold across a call."""
+
+    names: list[str]  # the functions with a body, in module order
+    functions: dict[str, ir.Operation]
+    calls: dict[str, list[str | None]]  # per function, the functions it calls (None: an indirect call)
+    component: dict[str, int]  # per function, its strongly connected component, numbered callers first
+
+    @classmethod
+    def of(cls, functions: list[ir.Operation]) -> CallGraph:
+        names = [ir.StringAttr(f.attributes["sym_name"]).value for f in functions]
+        calls: dict[str, list] = {}
+        for name, func in zip(names, functions):
+            found: list = []
+
+            def visit(op: ir.Operation, found=found) -> ir.WalkResult:
+                if op.name == "func.call":
+                    found.append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+                elif op.name == "func.call_indirect":
+                    found.append(None)
+                return ir.WalkResult.ADVANCE
+
+            func.walk(visit, ir.WalkOrder.PRE_ORDER)
+            calls[name] = found
+        known = set(names)
+        for name in names:  # a declaration runs no tiles the pass places
+            calls[name] = [c for c in calls[name] if c is None or c in known]
+        return cls(names, dict(zip(names, functions)), calls, _components(names, calls))
+
+    def recursive(self, caller: str, callee: str) -> bool:
+        return self.component[caller] == self.component[callee]
+
+    def callers_of(self, name: str) -> list[str]:
+        return [f for f in self.names if name in self.calls[f]]
+
+    def callers_first(self) -> list[tuple[str, ir.Operation]]:
+        """The functions, every caller before its callees (the functions of
+        a recursive cycle in module order among themselves)."""
+        order = sorted(range(len(self.names)), key=lambda i: (self.component[self.names[i]], i))
+        return [(self.names[i], self.functions[self.names[i]]) for i in order]
+
+
+def _components(names: list[str], calls: dict[str, list[str | None]]) -> dict[str, int]:
+    """Tarjan's strongly connected components (iterative: call chains are the
+    user's), numbered callers first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def callees(name: str):
+        return iter([c for c in calls[name] if c is not None])
+
+    for root in names:
+        if root in index:
+            continue
+        work = [(root, callees(root))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            for callee in pending:
+                if callee not in index:
+                    index[callee] = low[callee] = len(index)
+                    stack.append(callee)
+                    on_stack.add(callee)
+                    work.append((callee, callees(callee)))
+                    break
+                if callee in on_stack:
+                    low[node] = min(low[node], index[callee])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == node:
+                            break
+                    found.append(members)
+    # Number the components callers first (Kahn's order over the condensation),
+    # ties in module order, so that the functions are placed, and report, in
+    # the order a reader expects.
+    of = {f: n for n, members in enumerate(found) for f in members}
+    position = {f: i for i, f in enumerate(names)}
+    first = [min(position[f] for f in members) for members in found]
+    edges: list[set[int]] = [set() for _ in found]
+    waiting = [0] * len(found)
+    for f in names:
+        for c in calls[f]:
+            if c is not None and of[c] != of[f] and of[c] not in edges[of[f]]:
+                edges[of[f]].add(of[c])
+                waiting[of[c]] += 1
+    ready = [(first[n], n) for n in range(len(found)) if not waiting[n]]
+    heapq.heapify(ready)
+    number: dict[int, int] = {}
+    while ready:
+        _, n = heapq.heappop(ready)
+        number[n] = len(number)
+        for c in edges[n]:
+            waiting[c] -= 1
+            if not waiting[c]:
+                heapq.heappush(ready, (first[c], c))
+    return {f: number[of[f]] for f in names}
 
 
 def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:

@@ -119,6 +119,7 @@ class FunctionLiveness:
     loops: list[Loop]
     buffers: list[LiveRange]  # one per alloc, in program order
     loop_of: list[int] = field(default_factory=list)  # the innermost loop around point p, -1 none
+    calls: list[int] = field(default_factory=list)  # points of func.call and func.call_indirect ops
 
     def point_of(self, op: ir.Operation) -> int:
         return self._points[op]
@@ -196,11 +197,12 @@ class _Numbering:
         self.loop_of: list[int] = []  # innermost enclosing loop per point, -1 none
         self.loops: list[Loop] = []
         self.allocs: list[int] = []  # points of alloc ops, ascending
+        self.calls: list[int] = []  # points of calls, ascending
         self._walk(func)
         self.points: dict[ir.Operation, int] = dict(zip(self.ops, range(len(self.ops))))
 
     def _walk(self, func: ir.Operation) -> None:
-        ops, loop_of, loops, allocs = self.ops, self.loop_of, self.loops, self.allocs
+        ops, loop_of, loops, allocs, calls = self.ops, self.loop_of, self.loops, self.allocs, self.calls
         # [ops left, loop, None] for a block; [0, None, action] for an action,
         # ("region", owner, region, loop) or ("end", loop index, lowest end).
         frames: list[list] = []
@@ -249,8 +251,12 @@ class _Numbering:
             regions = op.regions
             if len(regions):
                 enter(op, regions, frame[1])
-            elif op.name in ALLOC_OPS:
-                allocs.append(len(ops) - 1)
+            else:
+                name = op.name
+                if name in ALLOC_OPS:
+                    allocs.append(len(ops) - 1)
+                elif name in _CALL_OPS:
+                    calls.append(len(ops) - 1)
             return _ADVANCE
 
         def enter_root(root: ir.Operation) -> None:
@@ -264,6 +270,7 @@ class _Numbering:
 
 
 _ADVANCE = ir.WalkResult.ADVANCE
+_CALL_OPS = frozenset({"func.call", "func.call_indirect"})
 
 
 # The uses of a value as the liveness reads them: (point of the owner, or
@@ -427,7 +434,7 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
         if live.whole_function:
             live.start, live.end, live.first_use = 0, len(ops) - 1, 0
 
-    result = FunctionLiveness(ops, loops, ranges, loop_of)
+    result = FunctionLiveness(ops, loops, ranges, loop_of, numbering.calls)
     result._points = points
     return result
 
