@@ -201,9 +201,12 @@ class _Walker:
     def loop_writes(self, root: ir.Value) -> tuple[Rect, ...] | None:
         """Rects holding every byte the loop may write of `root`, with
         extents the same in every iteration; None when that is not known."""
-        if root in self._loop_writes:
-            return self._loop_writes[root]
-        rects: list[Rect] | None = []
+        if root not in self._loop_writes:
+            self._loop_writes[root] = self._may_write_in_loop(root)
+        return self._loop_writes[root]
+
+    def _may_write_in_loop(self, root: ir.Value) -> tuple[Rect, ...] | None:
+        rects: list[Rect] = []
         for value, entries in self.aliases.items():
             mine = [a for a in entries if a.root == root]
             if not mine:
@@ -213,23 +216,16 @@ class _Walker:
                 if not _inside(owner, self.loop) or owner.name in VIEW_OPS or owner.name in (_SET_VALIDSHAPE, "scf.yield", "scf.for"):
                     continue
                 if owner.name not in CATALOGUE:
-                    rects = None  # an op we do not know may write anything
-                    break
+                    return None  # an op we do not know may write anything
                 for i, r, c in may_write(owner, self.static):
                     if i != use.operand_number:
                         continue
                     for a in mine:
                         rect = Rect(a.geometry, r, c) if len(entries) == 1 else Rect(a.geometry, *a.geometry.shape)
                         if not invariant_in((rect.rows, rect.cols, a.geometry.key), self.loop):
-                            rects = None
-                            break
+                            return None  # its extent or offset changes from one iteration to the next
                         rects.append(rect)
-                    if rects is None:
-                        break
-            if rects is None:
-                break
-        result = self._loop_writes[root] = tuple(rects) if rects is not None else None
-        return result
+        return tuple(rects)
 
     @staticmethod
     def reason(op: ir.Operation, alias: _Alias, rows, cols, before: tuple[Rect, ...]) -> str:

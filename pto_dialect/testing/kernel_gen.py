@@ -51,6 +51,14 @@ What varies, per kernel:
 - a body tile written whole only in the first iteration and then only in
   part (tsetval, a tload or op into a subview, an op on a treshape) before
   it is read whole: loop-carried through memory;
+- partial writers (issue 21): a body tile written whole in the first
+  iteration, then by an op writing less than what is read of it next: a
+  `tload` into a tile whose valid region (static or `?`) is smaller than
+  the `treshape` or `subview` that reads it whole (sometimes refilled whole
+  after the read), a column reduction (row 0 only), a `tconcat` of narrower
+  sources into a wider dst (a2a3);
+- a `func.call` of a helper function with a tile of its own, passed a tile
+  of the loop while another is live across the call;
 - views made early and read after later ops (their buffers must stay
   live); a second pipeline loop after the first, over the same blocks,
   sometimes reading what the first stored; matmul over M rows ending in a
@@ -287,6 +295,31 @@ class _Scope:
     in_loop: bool = True
     inner: bool = False  # in the inner loop over column blocks
     deferred: list = field(default_factory=list)  # reads of views made earlier, done at the end of the code
+
+
+def _helper(name: str, tile_text: str, t: TileT, out: _Global, op: str, value: str) -> list[str]:
+    """A function the kernel calls: `%t` (a tile of the caller) times a
+    scalar into a tile of its own, stored at row `%row` of `out`."""
+    scalar = f"{value} : {t.dtype}" if "." in value or t.dtype not in FLOAT_DTYPES else f"{value}.0 : {t.dtype}"
+    view = f"!pto.tensor_view<{out.rows}x{out.cols}x{t.dtype}>"
+    part = f"!pto.partition_tensor_view<{t.rows}x{t.cols}x{t.dtype}>"
+    return [
+        f"  func.func @{name}(%t: {tile_text}, %out: !pto.ptr<{t.dtype}>, %row: index) {{",
+        "    %c0 = arith.constant 0 : index",
+        "    %c1 = arith.constant 1 : index",
+        f"    %rows = arith.constant {out.rows} : index",
+        f"    %cols = arith.constant {out.cols} : index",
+        f"    %h = arith.constant {t.rows} : index",
+        f"    %w = arith.constant {t.cols} : index",
+        f"    %s = arith.constant {scalar}",
+        f"    %ov = pto.make_tensor_view %out, shape = [%rows, %cols], strides = [%cols, %c1] : {view}",
+        f"    %u = pto.alloc_tile : {tile_text}",
+        f"    pto.{op} ins(%t, %s : {tile_text}, {t.dtype}) outs(%u : {tile_text})",
+        f"    %pv = pto.partition_view %ov, offsets = [%row, %c0], sizes = [%h, %w] : {view} -> {part}",
+        f"    pto.tstore ins(%u : {tile_text}) outs(%pv : {part})",
+        "    return",
+        "  }",
+    ]
 
 
 def _executed_ops() -> frozenset[str]:
@@ -602,6 +635,7 @@ class _Generator:
         self.rng = rng
         self.b = _Builder(rng)
         self.multi_tiles: list[str] = []  # lines that go right before the pipeline loop
+        self.helpers: list[list[str]] = []  # the lines of functions the kernel calls
         self.special = {
             "rowred": self.row_reduce_op,
             "colred": self.col_reduce_op,
@@ -755,7 +789,16 @@ class _Generator:
         fragments = ["vector"]
         if rng.random() < 0.3:
             fragments.append("vector")
-        extras = [("acc_memory", 0.3), ("acc_iter_args", 0.25), ("carried_in_body", 0.25), ("carried_partial", 0.25), ("matmul_rows", 0.2), ("matmul_k", 0.2)]
+        extras = [
+            ("acc_memory", 0.3),
+            ("acc_iter_args", 0.25),
+            ("carried_in_body", 0.25),
+            ("carried_partial", 0.25),
+            ("partial_writer", 0.25),
+            ("call", 0.15),
+            ("matmul_rows", 0.2),
+            ("matmul_k", 0.2),
+        ]
         for extra, p in extras:
             if rng.random() < p:
                 fragments.append(extra)
@@ -825,7 +868,10 @@ class _Generator:
             func_attrs = f" attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}}"
             b.features.add("kernel_kind")
         lines = aliases + [f"module{attrs} {{", f"  func.func @{FUNCTION}({', '.join(params)}){func_attrs} {{"]
-        lines += b.const_lines + b.view_lines + b.lines + ["  }", "}"]
+        lines += b.const_lines + b.view_lines + b.lines + ["  }"]
+        for helper in self.helpers:
+            lines += helper
+        lines.append("}")
         return "\n".join(lines) + "\n"
 
     def second_loop(self) -> None:
@@ -1301,6 +1347,92 @@ class _Generator:
         b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
         b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
 
+    def partial_writer(self, scope: _Scope) -> None:
+        """A body tile written whole in the first iteration, then by an op
+        that writes less than the tile's valid region holds (or than a view
+        of it reads) before it is read whole (issue 21): a `tload` into a
+        tile whose valid region is smaller than the `treshape` or `subview`
+        that reads it (static, or a `?` with an operand), a column reduction
+        (row 0), a `tconcat` of narrower sources (a2a3). What the rest holds
+        comes from earlier iterations: loop-carried, one buffer."""
+        b, rng = self.b, self.rng
+        dtype = self.dtype
+        rows, cols = self.shape
+        full = Region(rows, cols)
+        unit = LAYOUT_ALIGN // DTYPE_BYTES[dtype]
+        hows = []
+        if rows > 1:
+            hows += ["treshape_view", "subview_view"]
+        if "pto.tcolsum" in self.ops and rows > 1:
+            hows.append("colsum_row0")
+        if "pto.tconcat" in self.ops and self.arch in (None, "a2a3") and cols >= 4 * unit:
+            hows.append("concat_narrow")
+        if not hows:
+            return
+        how = rng.choice(hows)
+        b.features.add(f"partial_writer_{how}")
+        first = b.fresh("first")
+        b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
+        whole = TileT("vec", rows, cols, dtype)
+        if how in ("treshape_view", "subview_view"):
+            h = rng.randint(1, rows - 1)
+            dyn = rng.random() < 0.4
+            t = TileT("vec", rows, cols, dtype, dyn_row=dyn, valid=(h, cols))
+            c = b.alloc(t, region=Region(h, cols))
+            view = b.fresh("wv")
+            if how == "treshape_view":
+                b.emit(f"{view} = pto.treshape {c.name} : {b.ty(t)} -> {b.ty(whole)}")
+            else:
+                b.emit(f"{view} = pto.subview {c.name}[{b.const(0)}, {b.const(0)}] sizes [{rows}, {cols}] : {b.ty(t)} -> {b.ty(whole)}")
+            w = Tile(view, whole, full)
+            b.open(f"scf.if {first} {{")
+            b.tload(self.input(dtype), b.const(0), b.const(0), w)
+            b.close()
+            b.tload(self.input(dtype), self.row(scope, rows), b.const(0), c)  # rows [0, h) of this block
+            read = w
+            refill = w if rng.random() < 0.5 else None
+        else:
+            d = b.alloc(whole, region=full)
+            b.open(f"scf.if {first} {{")
+            b.tload(self.input(dtype), b.const(0), b.const(0), d)
+            b.close()
+            if how == "colsum_row0":
+                x = self.pick(scope, dtype, full)
+                b.op("tcolsum", [x], d)
+            else:
+                half = Region(rows, unit)
+                a = self.load(scope, dtype, self.vec_type(dtype, region=half), half)
+                e = self.load(scope, dtype, self.vec_type(dtype, region=half), half)
+                b.op("tconcat", [a, e], d)
+            read, refill = d, None
+        out = self.new_vec(scope, dtype, full)
+        b.op(self.choose_op("scalar", dtype), [read, self.scalar(dtype)], out)
+        b.tstore(out, self.output(dtype), self.row(scope, rows), b.const(0))
+        if refill is not None:  # the rest written after the read: what the next iteration reads
+            b.tload(self.input(dtype), self.row(scope, rows), b.const(0), refill)
+            b.features.add("partial_writer_refill")
+
+    def call(self, scope: _Scope) -> None:
+        """A `func.call` of a helper function with tiles of its own, passed a
+        tile of the loop, while another tile of the loop is live across the
+        call (issue 21: the callee's tiles must not land on it)."""
+        b, rng = self.b, self.rng
+        dtype = self.dtype
+        region = Region(*self.shape)
+        arg = self.load(scope, dtype, TileT("vec", *self.shape, dtype), region)
+        kept = self.load(scope, dtype, TileT("vec", *self.shape, dtype), region)
+        out = self.output(dtype)
+        name = f"helper{len(self.helpers)}"
+        row = self.row(scope, self.shape[0])
+        op = self.choose_op("scalar", dtype)
+        value = rng.choice(FLOAT_SCALARS if dtype in FLOAT_DTYPES else INT_SCALARS)
+        self.helpers.append(_helper(name, b.ty(arg.t), arg.t, out, op, value))
+        b.emit(f"func.call @{name}({arg.name}, {out.arg}, {row}) : ({b.ty(arg.t)}, {b.ptr_type(dtype)}, index) -> ()")
+        d = self.new_vec(scope, dtype, region)
+        b.op(self.choose_op("unary", dtype), [kept], d)
+        b.tstore(d, self.output(dtype), row, b.const(0))
+        b.features.add("call")
+
     def resize_op(self, scope: _Scope, a: Tile) -> bool:
         """A `?x?` tile allocated whole, then `pto.set_validshape` to `a`'s
         region (PyPTO's resize), written from `a`."""
@@ -1589,6 +1721,10 @@ class _Generator:
                 yields[state["pong"]] = state["ping"]
         elif fragment == "carried_partial":
             self.carried_partial(scope)
+        elif fragment == "partial_writer":
+            self.partial_writer(scope)
+        elif fragment == "call":
+            self.call(scope)
         elif fragment == "carried_in_body":
             region = self.region
             c = b.alloc(self.vec_type(self.dtype, region=region), region=region)

@@ -140,6 +140,9 @@ REQUIRED_FEATURES = {
     "subview_read", "subview_store", "subview_write", "treshape", "treshape_write", "set_validshape",
     "late_view", "carried_partial_if_reload", "carried_partial_setval", "carried_partial_subview_load",
     "carried_partial_subview_op", "carried_partial_treshape_op", "matmul_tail", "two_loops", "reads_earlier_output",
+    # partial writers and calls (issue 21)
+    "partial_writer_treshape_view", "partial_writer_subview_view", "partial_writer_refill", "partial_writer_colsum_row0",
+    "partial_writer_concat_narrow", "call",
     # tiles and ops
     "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_mat", "user_addr", "user_multi_tile",
     "if_writes", "if_yields_tile",
