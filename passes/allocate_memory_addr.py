@@ -58,12 +58,16 @@ class AllocateMemoryAddr(ModulePass):
     error at the call (each activation would need its own addresses), as is
     a user's fixed address in the bytes the callers hold.
 
-    A buffer lives from its definition to its last use, through its aliases
+    A buffer lives from its first write (the first op that touches its
+    bytes, through any alias: an alloc, a view or a valid-shape change
+    touches none, so a tile PyPTO allocates at the top of the function but
+    writes late is not live before) to its last use, through its aliases
     (`multi_tile_get` results are their region; scf.for iter_args and
     results, scf.if results). It lives through a whole loop when it is
-    defined before the loop and used in it, when it is loop-carried through
-    memory in it (an iteration may read what the previous one left), or when
-    it is a multi-tile region used in it. Buffers whose lifetimes do not
+    written before the loop and used in it, when it is written in the loop
+    and used after it, when it is loop-carried through memory in it (an
+    iteration may read what the previous one left), or when it is a
+    multi-tile region used in it. Buffers whose lifetimes do not
     overlap may share addresses (`reuse=false` gives each its own range). A
     multi-tile region takes N * stride contiguous bytes, stride = its slot's
     bytes aligned up. Placement is a best-fit sweep over program points,

@@ -42,7 +42,6 @@ class Access:
     reads: tuple[ir.Value, ...] = ()
     writes: tuple[ir.Value, ...] = ()
     escapes: tuple[ir.Value, ...] = ()  # buffer operands used in unmodelled ways
-    covers: tuple[ir.Value, ...] = ()  # the writes that write the whole valid region
 
 
 _NO_ACCESS = Access()
@@ -65,7 +64,6 @@ def op_access(op: ir.Operation) -> Access:
         return Access(
             tuple(operands[i] for i in layout.reads),
             tuple(operands[i] for i in layout.writes),
-            covers=tuple(operands[i] for i in layout.covering_writes),
         )
     escapes = tuple(v for v in op.operands if is_buffer(v))
     return Access(escapes=escapes) if escapes else _NO_ACCESS

@@ -4,7 +4,9 @@ Every op of a function gets a *program point*: its index in a pre-order walk
 (an op with regions comes before the ops inside it, so a loop's ops occupy
 the points from the loop op to its last nested op). A buffer is what one
 `pto.alloc_tile` / `pto.alloc_multi_tile` defines; its *live range* is the
-closed interval of points from its definition to its last use, where a use
+closed interval of points from its first touch (the first use that is not a
+view, a valid-shape change or the alloc: where it starts to hold data, as
+ptoas's planner counts from the first writer) to its last use, where a use
 of any value that may name it counts (`multi_tile_get` results are the
 region; where it flows through scf.yield, scf.for iter_args and results and
 scf.if results, `buffers.forward_aliases`). A join like
@@ -14,8 +16,12 @@ and %b, without making %a and %b one buffer.
 The range then covers a whole loop (from the loop op to its last nested op)
 when the buffer
 
-- is defined outside the loop and used inside it: the loop runs its uses
-  again, after ops that a straight reading would place after the last use;
+- is first touched outside the loop and used inside it: the loop runs its
+  uses again, after ops that a straight reading would place after the last
+  use;
+- is first touched inside the loop and used after it: what an iteration
+  wrote is read after the loop, and a later iteration may not write it again
+  (a conditional or partial write);
 - is loop-carried through memory in it (`loop_carried.loop_carried_buffers`):
   what one iteration leaves in it, the next one reads;
 - is a multi-tile region used in it: its N slots rotate across iterations.
@@ -45,13 +51,14 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from .buffers import forward_aliases, op_display_name, view_results
-from .catalogue import ALLOC_OPS, CATALOGUE, VIEW_OPS
+from .catalogue import ALLOC_OPS, CATALOGUE, NO_DATA_OPS, VIEW_OPS
 from .loop_carried import loop_carried_buffers
 
 # Region ops that run each of their regions at most once per execution.
 NON_REPEATING_REGION_OPS = frozenset({"scf.if", "scf.execute_region", "scf.index_switch"})
 
-DEFINED_OUTSIDE = "defined before the loop and used in it"
+DEFINED_OUTSIDE = "written before the loop and used in it"
+USED_AFTER = "written in the loop and used after it"
 MULTI_TILE_REGION = "a multi-tile region used in the loop (its slots rotate across iterations)"
 
 
@@ -332,11 +339,11 @@ def _buffer_values(result: ir.Value, uses_of: _UseCache) -> set[ir.Value]:
     return values
 
 
-def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: list[ir.Value], confined: list[bool]) -> None:
+def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: list[ir.Value], confined: list[bool], homes: list[int]) -> None:
     """Give every buffer loop-carried through memory in an scf.for that loop.
 
-    A buffer used only inside the innermost loop around its definition (the
-    common case) is touched by the loops enclosing that one only through it:
+    A buffer used only inside the innermost loop around its first touch
+    (`homes`; the common case) is touched by the loops enclosing that one only through it:
     their walks would see exactly the accesses the inner loop's walk sees,
     so that walk decides for all of them, and one walk per loop over the
     buffers it holds directly keeps the cost linear in the nesting depth.
@@ -345,7 +352,7 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
     loops, loop_of = numbering.loops, numbering.loop_of
     own: dict[int, list[int]] = {}  # loop -> buffers it decides for, with its enclosing loops
     each: dict[int, list[int]] = {}  # loop -> buffers it decides for alone
-    for i, p in enumerate(numbering.allocs):
+    for i, p in enumerate(homes):
         home = loop_of[p]
         if home == -1:
             continue
@@ -381,17 +388,28 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
     ranges: list[LiveRange] = []
     results: list[ir.Value] = []  # per range, the alloc's result
     confined: list[bool] = []  # every use inside the innermost loop around the definition
+    homes: list[int] = []  # per range, its first touch (where it starts to hold data)
     for p in numbering.allocs:
         alloc = ops[p]
         result = alloc.results[0]
         live = LiveRange(alloc, p, p)
-        end, first_use, whole_function = p, -1, ""
+        values = _buffer_values(result, uses_of)
+        # It holds data from the first op that touches its bytes (views and
+        # valid-shape changes touch none; PyPTO allocates every tile up front).
+        touch = -1
+        for v in values:
+            for use in known[v]:
+                q = use[0]
+                if q is not None and use[2] not in NO_DATA_OPS and (touch == -1 or q < touch):
+                    touch = q
+        d = p if touch == -1 else touch
+        end, whole_function = d, ""
         is_region = live.is_region
         climbed: set[int] = set()
-        home = loops[loop_of[p]] if loop_of[p] != -1 else None
+        home = loops[loop_of[d]] if loop_of[d] != -1 else None
         home_first = -1 if home is None else home.first_inside
         inside = True
-        for v in _buffer_values(result, uses_of):
+        for v in values:
             for use in known[v]:
                 q, owner, name = use[0], use[1], use[2]
                 if q is None:  # a use outside the function: cannot happen in valid IR
@@ -400,31 +418,43 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
                     live.uses.append(use)
                 if q > end:
                     end = q
-                if first_use == -1 or q < first_use:
-                    first_use = q
+                if q < d:  # a view or valid-shape change before the first touch: no data yet
+                    continue
                 if home is not None and not (home_first <= q <= home.end):
                     inside = False
                 if not whole_function and name not in _TRACKED_USERS:
                     whole_function = untracked_alias(owner) or ""
-                # Every loop around the use that repeats it relative to the definition.
+                # Every loop around the use that repeats it relative to the first touch.
                 loop = loop_of[q]
                 while loop != -1 and loop not in climbed:
                     climbed.add(loop)
                     info = loops[loop]
-                    if not info.contains(p):
+                    if not info.contains(d):
                         live.whole_loops.setdefault(loop, DEFINED_OUTSIDE)
                     elif is_region:
                         live.whole_loops.setdefault(loop, MULTI_TILE_REGION)
                     elif not info.analysed:
                         live.whole_loops.setdefault(loop, f"used in {info.describe()}")
                     loop = info.parent
+        live.start = d
         live.end, live.whole_function = end, whole_function
-        live.first_use = p if first_use == -1 else first_use
+        live.first_use = d
         ranges.append(live)
         results.append(result)
         confined.append(inside)
+        homes.append(d)
 
-    _mark_loop_carried(numbering, ranges, results, confined)
+    _mark_loop_carried(numbering, ranges, results, confined, homes)
+
+    for live, d in zip(ranges, homes):
+        # Every loop around the first touch that a use leaves: what the loop
+        # wrote is read after it (a later iteration may not write it again).
+        loop = loop_of[d]
+        while loop != -1:
+            info = loops[loop]
+            if not info.contains(live.end):
+                live.whole_loops.setdefault(loop, USED_AFTER)
+            loop = info.parent
 
     for live in ranges:
         for index in live.whole_loops:

@@ -10,7 +10,7 @@ from mlir import ir
 
 import pto_dialect
 from pto_dialect.dialect import load_dialect
-from pto_dialect.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, function_liveness
+from pto_dialect.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, USED_AFTER, function_liveness
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 MB = f"!pto.multi_tile_buf<{V}, count=2>"
@@ -62,13 +62,43 @@ def store(t: str, at: str = "") -> str:
     return f"pto.tstore ins(%{t} : !v) outs(%dst : {M}){attr}"
 
 
-def test_program_points_are_preorder_and_ranges_run_from_def_to_last_use():
+def test_program_points_are_preorder_and_ranges_run_from_first_touch_to_last_use():
     # _module keeps the ops behind `live` alive while the test looks at them
     _module, live, r, p, _ = analyse("\n".join([alloc("a"), load("a", "l"), store("a", "s"), alloc("b"), store("b", "t")]))
     assert [op.name for op in live.ops[:4]] == ["arith.constant"] * 4
     assert live.point_of(r["a"].alloc) == 4
-    assert (r["a"].start, r["a"].end) == (4, p["s"])
-    assert (r["b"].start, r["b"].end) == (p["s"] + 1, p["t"])
+    assert (r["a"].start, r["a"].end) == (p["l"], p["s"])  # the alloc holds no data: from the tload
+    assert (r["b"].start, r["b"].end) == (p["t"], p["t"])
+
+
+def test_a_tile_allocated_up_front_lives_from_its_first_write():
+    """PyPTO allocates every tile at the top of the function: a tile written
+    late is not live before (as ptoas's planner has it, PTOAS
+    test/lit/pto/plan_memory_modern_first_writer_reuse.pto), so two tiles
+    used one after the other share bytes, and a tile first written in a
+    loop body is the body's (iteration-local there) unless a use leaves
+    the loop."""
+    body = f"""
+  {alloc("a")}
+  {alloc("b")}
+  {alloc("c")}
+  {alloc("d")}
+  {load("a", "la")}
+  {store("a", "sa")}
+  {load("b", "lb")}
+  {store("b", "sb")}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    {load("c", "lc")}
+    {store("c", "sc")}
+    {load("d", "ld")}
+  }}
+  {store("d", "after")}"""
+    _, _, r, p, loops = analyse(body)
+    (start, end), = loops
+    assert (r["a"].start, r["a"].end) == (p["la"], p["sa"])
+    assert (r["b"].start, r["b"].end) == (p["lb"], p["sb"])
+    assert (r["c"].start, r["c"].end) == (p["lc"], p["sc"]) and r["c"].whole_loops == {}
+    assert r["d"].whole_loops == {0: USED_AFTER} and (r["d"].start, r["d"].end) == (start, p["after"])
     assert r["a"].whole_loops == {} and r["b"].whole_loops == {}
 
 
@@ -179,11 +209,11 @@ def test_uses_through_if_results_and_iter_args_count_for_every_buffer_they_may_n
     (start, end), = loops
     for tag in ("a", "b", "init", "next"):
         assert r[tag].end == p["last"], tag
-    # the join does not make %a and %b one buffer: each starts at its own definition
+    # the join does not make %a and %b one buffer: each starts at its own first touch (its yield)
     assert r["a"].start < r["b"].start
     # %init is what the first iteration's %cur reads; %next is what later
     # iterations read through %cur before writing %next: loop-carried
-    assert r["init"].start < start
+    assert r["init"].start <= start  # its first touch: the loop op passing it in
     assert r["next"].start == start
     assert "loop-carried" in r["next"].whole_loops[0]
 
