@@ -179,14 +179,9 @@ def corpus_check(index: int):
 # a deliberate test of something else that is not a valid program for that
 # pipeline. Keyed by kernel id (file:line@function): the pipelines, the error.
 EXPECTED_REJECTIONS: dict[str, tuple[frozenset[str], str]] = {
-    # slots=uniform declines this loop (its slots do not fit), so pto-pipeline
-    # replicates it, and two copies of its tiles do not fit either; slots=model
-    # converts it with 3 slots in all (docs/passes.md, the lowering has no
-    # capacity check of its own).
-    "test/Conversion/ConvertToPtoasMultiBuffer/slots-model.pto:45@capacity": (
-        frozenset({"pto-pipeline{use-ptoas-multi-buffer=true}", "pto-pipeline{use-ptoas-multi-buffer=false}"}),
-        'memory space "vec" overflows in @capacity',
-    ),
+    # None: a kernel whose unpipelined form allocates never fails pipelined
+    # (CONTRACT 2.4). slots-model.pto's capacity kernel overflowed once it was
+    # replicated, until buffers lived from their first write.
 }
 
 
