@@ -191,3 +191,49 @@ def test_trip_counts_read_the_bounds_as_the_loop_compares_them():
     assert LoopBounds(*[None] * 3, 0, 255, 255, unsigned=True, width=8).step_problem is None
     assert LoopBounds(*[None] * 3, 0, 10, 0, unsigned=True, width=8).step_problem is not None
     assert count_trips(5, 5, 1) == 0 and count_trips(0, 7, 3) == 3
+
+
+def test_the_static_schedule_reads_loops_as_they_run():
+    """slots=model's static pipe schedule (pto_dialect/timing/static_schedule.py):
+    the pipeline loop's trip count and a nested loop's iterations read the
+    bounds as the loops compare them (a nested `scf.for unsigned` from -1 to
+    1 runs no texp; one from 120 to 130 in i8 runs 10)."""
+    from pto_dialect.timing.static_schedule import loop_schedule
+
+    def schedule(inner: str):
+        text = f"""func.func @f(%src: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %lb = arith.constant -6 : i8
+  %ub = arith.constant -2 : i8
+  %s = arith.constant 1 : i8
+  %m1 = arith.constant -1 : i32
+  %p1 = arith.constant 1 : i32
+  %lo = arith.constant 120 : i8
+  %hi = arith.constant -126 : i8
+  %v = pto.make_tensor_view %src, shape = [%c64, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+  scf.for unsigned %i = %lb to %ub step %s : i8 {{
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c64] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x64xf32>
+    pto.tload ins(%p : !pto.partition_tensor_view<16x64xf32>) outs(%t : !pto.tile_buf<vec, 16x64xf32>)
+    {inner} {{
+      pto.texp ins(%t : !pto.tile_buf<vec, 16x64xf32>) outs(%t : !pto.tile_buf<vec, 16x64xf32>)
+    }}
+    pto.tstore ins(%t : !pto.tile_buf<vec, 16x64xf32>) outs(%p : !pto.partition_tensor_view<16x64xf32>)
+  }} {{pto.pipeline_stages = 2 : i64}}
+  return
+}}"""
+        with ir.Context() as ctx:
+            pto_dialect.load_dialect(ctx)
+            module = pto_dialect.parse(text)
+            found = []
+            module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+            return loop_schedule(next(op for op in found if op.name == "scf.for"), source_text=text)
+
+    none = schedule("scf.for unsigned %j = %m1 to %p1 step %p1 : i32")
+    assert none.trip_count == 4  # 250, 251, 252, 253
+    assert none.per_pipe_ops["V"] == 0
+    ten = schedule("scf.for unsigned %j = %lo to %hi step %s : i8")
+    assert ten.per_pipe_ops["V"] == 10
