@@ -89,7 +89,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     `pto.multi_tile_get %mb[%slot]`. All tiles of a loop share one slot value,
     `((iv - lb) / step) mod N`, which is exactly `arith.remui %iv, %cN` when
     step = 1 and lb is a constant >= 0 (the form ptoas derives per-slot events
-    from). The loop then gets `pto.pipeline_stages = 1`.
+    from). The loop then gets `pto.pipeline_stages = 1`. Loops are as MLIR
+    defines them (docs/dialect.md): the slot arithmetic is in the induction
+    variable's type (`arith.remui %iv, %c2_i32 : i32` for an i32 one, cast to
+    `index` with `arith.index_castui`), and an `scf.for unsigned` reads its
+    constants unsigned (each is >= 0).
 
     A tile is eligible when it is a `pto.alloc_tile` without `addr`, directly
     in the loop body (a nested loop or `scf.if` is a boundary), its space is in
@@ -130,6 +134,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     With `normalize-loops=true`, a loop whose step is not 1 or whose lower
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
     (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
+    The new upper bound is the trip count, `ceildivui(max(ub, lb) - lb,
+    step)` in the induction variable's type (`maxui` for an unsigned loop),
+    and the loop keeps its signedness (ptoas has no `scf.for unsigned`): a
+    signed loop that may run more times than a signed loop from 0 counts (a
+    signed i8 loop with dynamic bounds: up to 255 times, and 127 at most) is
+    not normalized, with a remark, and keeps the general slot. (A 64-bit
+    loop is taken to run fewer than 2^63 times.)
 
     With `slots=model`, each eligible tile gets its own slot count in
     [1, N], chosen with the static pipe schedule (the costs and dependence
