@@ -250,13 +250,15 @@ def normalization_problem(bounds: LoopBounds) -> str | None:
     if trips is not None:
         if trips <= limit:
             return None
-        return f"it runs {trips} times, more than {bounds.described} from 0 counts ({limit})"
+        return f"it runs {_times(trips)}, more than {bounds.described} from 0 counts ({limit})"
     if bounds.width >= INDEX_BITS or bounds.max_trip_count <= limit:
         return None
-    return (
-        f"with its dynamic bounds it may run up to {bounds.max_trip_count} times, "
-        f"more than {bounds.described} from 0 counts ({limit})"
-    )
+    most = bounds.max_trip_count
+    return f"with its dynamic bounds it may run up to {_times(most)}, more than {bounds.described} from 0 counts ({limit})"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
 
 
 def normalize_loop(loop: ir.Operation) -> None:

@@ -237,3 +237,42 @@ def test_the_static_schedule_reads_loops_as_they_run():
     assert none.per_pipe_ops["V"] == 0
     ten = schedule("scf.for unsigned %j = %lo to %hi step %s : i8")
     assert ten.per_pipe_ops["V"] == 10
+
+
+def test_an_i1_loop_reads_true_with_its_signedness():
+    """i1 `true` is 1 to an unsigned loop and -1 to a signed one (MLIR's
+    cmpi slt on i1): `scf.for unsigned` from false to true by true runs once;
+    a signed loop by true has step -1, which pto-run refuses and the passes
+    decline (pto-run held i1 as 0 or 1 and ran the signed loop as unsigned)."""
+    from pto_dialect.interpreter import InterpreterError, execute
+
+    def kernel(keyword: str) -> str:
+        return f"""func.func @f() -> i64 {{
+  %f = arith.constant false
+  %t = arith.constant true
+  %z = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %n = scf.for {keyword}%i = %f to %t step %t iter_args(%c = %z) -> (i64) : i1 {{
+    %d = arith.addi %c, %one : i64
+    scf.yield %d : i64
+  }} {{pto.pipeline_stages = 2 : i64}}
+  return %n : i64
+}}"""
+
+    with ir.Context() as ctx:
+        pto_dialect.load_dialect(ctx)
+        module = pto_dialect.parse(kernel("unsigned "))
+        found = []
+        module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
+        assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).trip_count == 1
+        assert execute(module.operation, "f").scalars[0].value == 1
+        signed = pto_dialect.parse(kernel(""))
+        found = []
+        signed.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
+        assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).step_problem == "its step is -1; scf.for steps must be positive"
+        try:
+            execute(signed.operation, "f")
+        except InterpreterError as e:
+            assert "step must be positive, got -1" in e.message
+        else:
+            raise AssertionError("a signed i1 loop by true ran")
