@@ -196,10 +196,14 @@ def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
                 if done_value is None:
                     done_value = binary("arith.subi", trip_count, rest)
                 main_trips = binary("arith.divui", done_value, count)
-        if wide and not single_main:
-            scaled_step = constant(factor * step_const, t) if step_const is not None else binary("arith.muli", bounds.step, constant(factor, t))
-        elif not single_main:
-            scaled_step = count if trips is None and step_const == 1 else constant(factor * step_const, t)
+        if single_main:
+            scaled_step = None  # the one trip is inlined: its step is never taken
+        elif step_const is None:
+            scaled_step = binary("arith.muli", bounds.step, constant(factor, t))
+        elif trips is None and step_const == 1:
+            scaled_step = count
+        else:
+            scaled_step = constant(factor * step_const, t)  # wraps when wide: only the rebased body uses it
 
     remainder = None
     if not no_rest:
