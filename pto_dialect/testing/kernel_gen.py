@@ -707,6 +707,8 @@ class _Generator:
             elif where == "bottom":
                 loop.shift = -(1 << (width - 1)) - min(loop.lb, loop.ub)
             lb, ub = lb + loop.shift, ub + loop.shift
+            if loop.unsigned and ub < 0:  # a zero-trip plan from 0 to -1: -1 is the largest unsigned value
+                ub = 0
             if loop.shift:
                 b.features.add(f"bounds_{where}")
         if loop.shift or lb != loop.lb:
@@ -721,6 +723,10 @@ class _Generator:
             v &= (1 << width) - 1
             return v - (1 << width) if v >> (width - 1) else v
 
+        read = (lambda v: v & ((1 << width) - 1)) if loop.unsigned else written
+        lo, hi = read(lb), read(ub)
+        runs = -(-(hi - lo) // loop.step) if hi > lo else 0
+        assert runs == loop.trip, f"the loop as written runs {runs} times, not the {loop.trip} planned"
         return written(lb), written(ub)
 
     def first_iteration(self) -> str:
