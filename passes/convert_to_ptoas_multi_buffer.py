@@ -15,7 +15,7 @@ from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
 from ..ir_utils import ConstantInts, Enclosing, nested_in
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
-from ..loop_index import LoopBounds, build_slot_index, normalize_loop
+from ..loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..regions import ValidExtents
 from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
@@ -90,7 +90,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     `pto.multi_tile_get %mb[%slot]`. All tiles of a loop share one slot value,
     `((iv - lb) / step) mod N`, which is exactly `arith.remui %iv, %cN` when
     step = 1 and lb is a constant >= 0 (the form ptoas derives per-slot events
-    from). The loop then gets `pto.pipeline_stages = 1`.
+    from). The loop then gets `pto.pipeline_stages = 1`. Loops are as MLIR
+    defines them (docs/dialect.md): the slot arithmetic is in the induction
+    variable's type (`arith.remui %iv, %c2_i32 : i32` for an i32 one, cast to
+    `index` with `arith.index_castui`), and an `scf.for unsigned` reads its
+    constants unsigned (each is >= 0).
 
     A tile is eligible when it is a `pto.alloc_tile` without `addr`, directly
     in the loop body (a nested loop or `scf.if` is a boundary), its space is in
@@ -131,6 +135,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     With `normalize-loops=true`, a loop whose step is not 1 or whose lower
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
     (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
+    The new upper bound is the trip count, `ceildivui(max(ub, lb) - lb,
+    step)` in the induction variable's type (`maxui` for an unsigned loop),
+    and the loop keeps its signedness (ptoas has no `scf.for unsigned`): a
+    signed loop that may run more times than a signed loop from 0 counts (a
+    signed i8 loop with dynamic bounds: up to 255 times, and 127 at most) is
+    not normalized, with a remark, and keeps the general slot. (A 64-bit
+    loop is taken to run fewer than 2^63 times.)
 
     With `slots=model`, each eligible tile gets its own slot count in
     [1, N], chosen with the static pipe schedule (the costs and dependence
@@ -208,7 +219,7 @@ class _Conversion:
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
-        self.counts: dict[int, ir.Attribute] = {}  # slot count -> its index attribute
+        self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
 
     # -- per loop ----------------------------------------------------------------
 
@@ -253,7 +264,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(loop, bounds, eligible, [slots] * len(eligible))
+        self.rewrite(loop, bounds, decision, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
         for t in decision.tiles:
@@ -321,7 +332,7 @@ class _Conversion:
             self.decline(loop, decision, f"slots=model gives no tile a second slot ({summary}); pto.pipeline_stages is set to 1")
             return False
         counts = [choice.slots[t.alloc] for t in buffered]
-        self.rewrite(loop, bounds, buffered, counts)  # erases the allocs choice.slots is keyed by
+        self.rewrite(loop, bounds, decision, buffered, counts)  # erases the allocs choice.slots is keyed by
         decision.converted = True
         decision.slots = max(counts)
         note = f"pipeline loop converted by slots=model: {summary}"
@@ -515,14 +526,19 @@ class _Conversion:
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, loop: ir.Operation, bounds: LoopBounds, tiles: list[_Tile], counts: list[int]) -> None:
+    def rewrite(self, loop: ir.Operation, bounds: LoopBounds, decision: LoopDecision, tiles: list[_Tile], counts: list[int]) -> None:
         """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
         replace its alloc by a `multi_tile_get` at the slot index of that
         count (one index per distinct count)."""
         if self.normalize_loops and not bounds.is_ptoas_canonical:
-            normalize_loop(loop)
-            bounds = LoopBounds.of(loop)
-        index = ir.IndexType.get()
+            problem = normalization_problem(bounds)
+            if problem is None:
+                normalize_loop(loop)
+                bounds = LoopBounds.of(loop)
+            else:
+                note = f"loop is not normalized: {problem}; its slot is ((iv - lb) / step) mod N instead"
+                decision.reasons.append(note)
+                diagnostics.emit_remark(loop.location, note)
         regions = []
         with ir.InsertionPoint(loop):
             for t, slots in zip(tiles, counts):
@@ -536,11 +552,7 @@ class _Conversion:
         slot_of: dict[int, ir.Value] = {}
         with ir.InsertionPoint.at_block_begin(body), loop.location:
             for slots in sorted(set(counts)):
-                attr = self.counts.get(slots)
-                if attr is None:
-                    attr = self.counts[slots] = ir.IntegerAttr.get(index, slots)
-                count = ir.Operation.create("arith.constant", results=[index], attributes={"value": attr}).result
-                slot_of[slots] = build_slot_index(loop, count, bounds)
+                slot_of[slots] = build_slot_index(loop, slots, bounds, self.count_attr)
         for t, region, slots in zip(tiles, regions, counts):
             get = ir.Operation.create(
                 "pto.multi_tile_get",
@@ -554,6 +566,15 @@ class _Conversion:
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
+
+    def count_attr(self, type_: ir.Type, slots: int) -> ir.Attribute:
+        """The attribute of the slot count constant, in the induction
+        variable's type, made once per run."""
+        key = (type_, slots)
+        attr = self.counts.get(key)
+        if attr is None:
+            attr = self.counts[key] = ir.IntegerAttr.get(type_, slots)
+        return attr
 
     def region_type(self, t: _Tile, slots: int) -> ir.Type:
         """The `!pto.multi_tile_buf` of `slots` slots of t's tile type."""
