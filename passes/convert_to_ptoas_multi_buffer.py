@@ -217,6 +217,7 @@ class _Conversion:
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
+        self.spans: dict[ir.Operation, tuple] = {}  # per function: its buffers' live ranges and its loops' points, read once
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
         self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
@@ -419,11 +420,15 @@ class _Conversion:
         multi-buffered tiles hold at one point of the loop body: its tiles
         that stay single, each live from its alloc to its last use (by the
         body op that holds them), plus every buffer defined before the loop
-        and used in it, live throughout. Buffers live across the loop but
-        not used in it are not seen (the allocator still counts them)."""
+        and used in it, live throughout, and every buffer live across the
+        loop that no op in it uses (written before it, used after it: the
+        allocator's lifetimes, pto_dialect/liveness.py)."""
         beside: dict[str, int] = {}
-        for value in self.used_from_outside(loop):
+        used = self.used_from_outside(loop)
+        for value in used:
             size, space = self.buffer_bytes(value.type), buffer_type(value.type).loc
+            beside[space] = beside.get(space, 0) + size
+        for space, size in self.held_across(loop, used).items():
             beside[space] = beside.get(space, 0) + size
         single = [t for t in tiles if t.reason and t.view is not None]
         if not single:
@@ -453,6 +458,40 @@ class _Conversion:
                 peak = max(peak, live)
             beside[space] = beside.get(space, 0) + peak
         return beside
+
+    def held_across(self, loop: ir.Operation, used: list[ir.Value]) -> dict[str, int]:
+        """Per space, the bytes of the buffers allocated outside `loop` that
+        are live across it without being used in it. Most loops have none
+        around them (every tile in a loop body): then no liveness is read."""
+        others = []
+        op = loop
+        while op is not None and op.name != "func.func":
+            block = op.block
+            others.extend(v for v in self.buffers_defined_in(block) if not isinstance(v, ir.BlockArgument) and v.owner.name in ALLOC_OPS and v not in used)
+            owner = block.owner
+            op = owner.operation if owner is not None else None
+        if not others or op is None:
+            return {}
+        spans = self.spans.get(op)
+        if spans is None:
+            from ..liveness import function_liveness  # only for loops with buffers around them
+
+            live = function_liveness(op, carried=False)
+            by_alloc = {r.alloc: r for r in live.buffers}
+            loops = {info.op: (info.start, info.end) for info in live.loops}
+            spans = self.spans[op] = (by_alloc, loops)
+        by_alloc, loops = spans
+        where = loops.get(loop)
+        if where is None:  # a loop made after the liveness was read: not one of the user's
+            return {}
+        start, end = where
+        held: dict[str, int] = {}
+        for value in others:
+            r = by_alloc.get(value.owner.operation)
+            if r is not None and r.start < start and r.end > end:
+                space = buffer_type(value.type).loc
+                held[space] = held.get(space, 0) + self.buffer_bytes(value.type)
+        return held
 
     def used_from_outside(self, loop: ir.Operation) -> list[ir.Value]:
         """The buffer values defined before `loop` (in the blocks around it)
