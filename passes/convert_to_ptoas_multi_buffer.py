@@ -239,12 +239,18 @@ class _Conversion:
             return True
         tiles = self.collect_tiles(loop)
         eligible = [t for t in tiles if not t.reason]
+        reasons = {t.reason for t in tiles}
+        # A loop none of whose tiles gains, all for one reason, says so once.
+        said_once = not eligible and len(tiles) > 1 and len(reasons) == 1 and not self.run.verbose
         for t in tiles:
             decision.tiles.append(TileDecision(location_text(t.alloc.location), t.space, t.type_text, not t.reason, t.reason))
-            if t.reason:
+            if t.reason and not said_once:
                 diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
         if not eligible:
-            reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
+            if said_once:
+                reason = f"none of the {len(tiles)} tiles in its body is eligible for multi-buffering, each for the same reason: {tiles[0].reason}"
+            else:
+                reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
             self.decline(loop, decision, reason)
             return True
         wanted = requested
@@ -255,6 +261,19 @@ class _Conversion:
             diagnostics.emit_remark(loop.location, note)
         beside = self.bytes_beside(loop, tiles)
         slots, reason = self.fit_slots(wanted, eligible, beside)
+        if slots < MIN_SLOTS and not self.by_model:
+            # A space that cannot hold two slots keeps its tiles single; the
+            # tiles of the spaces that can are still multi-buffered.
+            short = self.short_spaces(eligible, beside)
+            kept = [t for t in eligible if t.space not in short]
+            if kept:
+                for t in eligible:
+                    if t.space in short:
+                        t.reason = f"{MIN_SLOTS} slots of the loop's tiles in \"{t.space}\" do not fit there: {short[t.space]}"
+                        self.mark_single(decision, t)
+                eligible = kept
+                beside = self.bytes_beside(loop, tiles)
+                slots, reason = self.fit_slots(wanted, eligible, beside)
         if self.by_model:
             return self.convert_by_model(loop, bounds, decision, eligible, wanted, beside, slots)
         if slots < MIN_SLOTS:
@@ -531,6 +550,30 @@ class _Conversion:
     def slot_stride(self, t: _Tile) -> int:
         """Bytes one slot of `t` takes: its dense bytes, aligned (row_plus_one tiles are not slots)."""
         return align_up(t.view.dense_bytes, space_spec(self.arch, t.space).alignment)
+
+    def short_spaces(self, tiles: list[_Tile], beside: dict[str, int]) -> dict[str, str]:
+        """The spaces where even MIN_SLOTS slots of `tiles` do not fit beside
+        what else the loop holds, each with why."""
+        strides: dict[str, int] = {}
+        for t in tiles:
+            strides[t.space] = strides.get(t.space, 0) + self.slot_stride(t)
+        short = {}
+        for space, stride_sum in strides.items():
+            capacity = space_spec(self.arch, space).capacity
+            others = beside.get(space, 0)
+            if others + MIN_SLOTS * stride_sum > capacity:
+                beside_text = f" beside {others} bytes of other buffers" if others else ""
+                short[space] = f"{MIN_SLOTS * stride_sum} bytes{beside_text}, more than its {capacity} bytes on {self.arch}"
+        return short
+
+    def mark_single(self, decision: LoopDecision, t: _Tile) -> None:
+        """Record and say that eligible tile `t` stays single (t.reason)."""
+        where = location_text(t.alloc.location)
+        for record in decision.tiles:
+            if record.location == where:
+                record.converted = False
+                record.reason = t.reason
+        diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
 
     def fit_slots(self, requested: int, tiles: list[_Tile], beside: dict[str, int]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's
