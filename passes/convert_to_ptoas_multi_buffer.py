@@ -10,17 +10,17 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
 from ..allocs import AllocOperands, alloc_operands, create_alloc
-from ..buffers import escape_reason, is_buffer
-from ..catalogue import ALLOC_OPS, VIEW_OPS
+from ..buffers import escape_reason
 from ..diagnostics import location_text
-from ..ir_utils import ConstantInts, Enclosing, nested_in
+from ..ir_utils import ConstantInts, Enclosing
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
+from ..loop_memory import LoopMemory
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..regions import ValidExtents
 from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
 from ..targets import ARCH_NAMES, space_spec
-from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, buffer_type, tile_type
+from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..vocabulary import (
     MAX_SLOTS,
     MIN_SLOTS,
@@ -216,8 +216,7 @@ class _Conversion:
         self.extents = ValidExtents(self.constants)  # valid shapes of tiles, for what ops read and write
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
-        self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
-        self.spans: dict[ir.Operation, tuple] = {}  # per function: its buffers' live ranges and its loops' points, read once
+        self.memory = LoopMemory(arch)  # what else each loop holds
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
         self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
@@ -442,13 +441,7 @@ class _Conversion:
         and used in it, live throughout, and every buffer live across the
         loop that no op in it uses (written before it, used after it: the
         allocator's lifetimes, pto_dialect/liveness.py)."""
-        beside: dict[str, int] = {}
-        used = self.used_from_outside(loop)
-        for value in used:
-            size, space = self.buffer_bytes(value.type), buffer_type(value.type).loc
-            beside[space] = beside.get(space, 0) + size
-        for space, size in self.held_across(loop, used).items():
-            beside[space] = beside.get(space, 0) + size
+        beside = self.memory.around(loop)
         single = [t for t in tiles if t.reason and t.view is not None]
         if not single:
             return beside
@@ -468,7 +461,7 @@ class _Conversion:
             for value in buffer_values(t.alloc):
                 for use in value.uses:
                     end = max(end, position.get(use.owner.operation, len(position)))
-            size = self.buffer_bytes(t.value.type)
+            size = self.memory.buffer_bytes(t.value.type)
             events.setdefault(t.space, []).extend(((start, size), (end + 1, -size)))
         for space, changes in events.items():
             live = peak = 0
@@ -477,75 +470,6 @@ class _Conversion:
                 peak = max(peak, live)
             beside[space] = beside.get(space, 0) + peak
         return beside
-
-    def held_across(self, loop: ir.Operation, used: list[ir.Value]) -> dict[str, int]:
-        """Per space, the bytes of the buffers allocated outside `loop` that
-        are live across it without being used in it. Most loops have none
-        around them (every tile in a loop body): then no liveness is read."""
-        others = []
-        op = loop
-        while op is not None and op.name != "func.func":
-            block = op.block
-            others.extend(v for v in self.buffers_defined_in(block) if not isinstance(v, ir.BlockArgument) and v.owner.name in ALLOC_OPS and v not in used)
-            owner = block.owner
-            op = owner.operation if owner is not None else None
-        if not others or op is None:
-            return {}
-        spans = self.spans.get(op)
-        if spans is None:
-            from ..liveness import function_liveness  # only for loops with buffers around them
-
-            live = function_liveness(op, carried=False)
-            by_alloc = {r.alloc: r for r in live.buffers}
-            loops = {info.op: (info.start, info.end) for info in live.loops}
-            spans = self.spans[op] = (by_alloc, loops)
-        by_alloc, loops = spans
-        where = loops.get(loop)
-        if where is None:  # a loop made after the liveness was read: not one of the user's
-            return {}
-        start, end = where
-        held: dict[str, int] = {}
-        for value in others:
-            r = by_alloc.get(value.owner.operation)
-            if r is not None and r.start < start and r.end > end:
-                space = buffer_type(value.type).loc
-                held[space] = held.get(space, 0) + self.buffer_bytes(value.type)
-        return held
-
-    def used_from_outside(self, loop: ir.Operation) -> list[ir.Value]:
-        """The buffer values defined before `loop` (in the blocks around it)
-        that ops inside it use."""
-        used = []
-        op = loop
-        while op is not None and op.name != "func.func":
-            block = op.block
-            for value in self.buffers_defined_in(block):
-                if any(nested_in(use.owner.operation, loop) for use in value.uses):  # the loop op itself too (an iter_args init)
-                    used.append(value)
-            owner = block.owner
-            op = owner.operation if owner is not None else None
-        return used
-
-    def buffers_defined_in(self, block: ir.Block) -> list[ir.Value]:
-        """The buffer values a block defines: its arguments, and the results
-        of its allocs, views and region ops (an scf.for or scf.if yielding
-        a tile), once per block and run."""
-        found = self.block_buffers.get(block)
-        if found is None:
-            found = [a for a in block.arguments if is_buffer(a)]
-            for view in block.operations:
-                op = view.operation
-                if op.name in ALLOC_OPS or op.name in VIEW_OPS or (len(op.regions) and len(op.results)):
-                    found.extend(r for r in op.results if is_buffer(r))
-            self.block_buffers[block] = found
-        return found
-
-    def buffer_bytes(self, t: ir.Type) -> int:
-        view = buffer_type(t)
-        alignment = space_spec(self.arch, view.loc).alignment
-        if isinstance(view, MultiTileBufType):
-            return view.region_bytes(alignment)
-        return align_up(view.nbytes, alignment)
 
     def slot_stride(self, t: _Tile) -> int:
         """Bytes one slot of `t` takes: its dense bytes, aligned (row_plus_one tiles are not slots)."""
@@ -612,6 +536,7 @@ class _Conversion:
         """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
         replace its alloc by a `multi_tile_get` at the slot index of that
         count (one index per distinct count)."""
+        self.memory.forget()  # it read the blocks around this loop as they were
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             problem = normalization_problem(bounds)
             if problem is None:

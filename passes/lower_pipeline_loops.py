@@ -16,16 +16,49 @@ from ..diagnostics import location_text
 from ..ir_utils import defined_inside, nested_in, walk_ops
 from ..loop_carried import loop_carried_buffers
 from ..loop_index import LoopBounds, binary, constant, emit_span_and_trips, induction_var, rebase_induction_var
-from ..pass_infra import ModulePass, PassRun, option
+from ..loop_memory import LoopMemory
+from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
+from ..targets import ARCH_NAMES, space_spec
 from ..types import buffer_type
-from ..vocabulary import asks_for_buffering, pipeline_stages, set_pipeline_stages, stages_attr
+from ..vocabulary import ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
 # no module growth without bound (k nested pipeline loops multiply: 2^k).
 MAX_COPIES = 16
 AUTO_MAX_OPS = 50_000
 AUTO_GROWTH = 4
+
+_COPY_TAG = "pto.replica_of"
+"""Set on a body's iteration-local allocs while its copies are made (the
+clones inherit it), to find each tile's copies after; removed after."""
+
+
+def share_copies(block: ir.Block, tags: list[ir.Operation], depth: int) -> None:
+    """After replication: every copy of a tagged alloc past the first
+    `depth` in its block uses the buffer of the copy `depth` before it
+    (copy k the buffer of copy k mod depth); then the tags go. The copies
+    of the main loop's body are in its body, those of a loop of one trip
+    (inlined) in `block`, the remainder loop's in its own."""
+    if not tags:
+        return
+    blocks = [block]
+    for view in block.operations:
+        op = view.operation
+        if op.name == "scf.for":
+            blocks.append(op.regions[0].blocks[0])
+    for b in blocks:
+        copies: dict[int, list[ir.Operation]] = {}
+        for view in b.operations:
+            op = view.operation
+            if op.name == "pto.alloc_tile" and _COPY_TAG in op.attributes:
+                copies.setdefault(ir.IntegerAttr(op.attributes[_COPY_TAG]).value, []).append(op)
+                del op.attributes[_COPY_TAG]
+        for ops in copies.values():
+            for k in range(depth, len(ops)):
+                ops[k].results[0].replace_all_uses_with(ops[k % depth].results[0])
+                ops[k].erase()
+
 
 def pipeline_loops(module: ir.Operation) -> list[ir.Operation]:
     """The scf.for ops asking for buffering (N >= 2), in walk order. A walk
@@ -56,15 +89,13 @@ def _pipeline_depth(loop: ir.Operation) -> int:
 
 
 def allocate_copies_up_front(loop: ir.Operation) -> None:
-    """Move the body's unaddressed `pto.alloc_tile`s to the top of the body.
-
-    The copies run one after the other, so by program order copy 0's tiles
-    are dead before copy 1's are defined, and an address allocator would
-    give them the same bytes: copy 1's load would then wait for copy 0's
-    compute, which is the overlap replication exists for. Defined together
-    at the top, each copy's tiles are live together and get their own
-    addresses. (An alloc without operands can move anywhere it dominates its
-    uses.)
+    """Move the body's unaddressed `pto.alloc_tile`s to the top of the body,
+    in order (the form PyPTO and ptoas's planner expect: tiles allocated up
+    front). Lifetimes start at each tile's first write, so this changes no
+    address by itself; the copies' tiles keep separate bytes because the
+    pipe-aware allocator shares bytes only where the pipes already order
+    the tiles. (An alloc without operands can move anywhere it dominates
+    its uses.)
     """
     body = loop.regions[0].blocks[0]
     allocs = [op for op in body.operations if op.name == "pto.alloc_tile" and _movable(op, loop)]
@@ -271,9 +302,13 @@ class LowerPipelineLoops(ModulePass):
     step), the main loop counts its trips from 0 and its body computes the
     induction value. Every copy of the body has its own iteration-local
     tiles (a `pto.alloc_tile` without `addr` is one buffer per op, and each
-    copy has its own op), so copy k+1 can load while copy k computes; the
-    copies' allocs move to the top of the body, so that an address allocator
-    sees their tiles live together and gives them separate bytes. A tile
+    copy has its own op), so copy k+1 can load while copy k computes (the
+    pipe-aware allocator keeps copies' tiles in separate bytes while the
+    space has room). When N copies of the tiles do not fit a space beside
+    what else the loop holds (the buffers from before it that it uses and
+    those live across it), the copies share D < N buffers per tile, copy k
+    using buffer k mod D, D the largest that fits, down to 1; a remark says
+    so with the bytes it saves. A tile
     that an iteration reads before writing (loop-carried through memory), or
     that escapes (yielded, passed to a nested loop, used by an unknown op), is
     moved before the loop first, so all copies share its one buffer and the
@@ -313,6 +348,7 @@ class LowerPipelineLoops(ModulePass):
 
     name: ClassVar[str] = "pto-lower-pipeline-loops"
     dependent_dialects: ClassVar[tuple[str, ...]] = ("arith",)  # bounds and valid shapes
+    arch: str | None = option(None, "target arch for capacities (default: the module's pto.target_arch, else a2a3)", choices=ARCH_NAMES)
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
@@ -328,6 +364,11 @@ class LowerPipelineLoops(ModulePass):
         # Innermost first: an outer loop's copies then contain the already
         # lowered inner loops.
         lowered = stages_attr(1, module.context)
+        try:
+            memory = LoopMemory(resolve_arch(module, self.arch))
+        except ArchError as e:
+            diagnostics.emit_error(module.location, str(e))
+            raise PassFailed() from None
         for depth in sorted(by_depth, reverse=True):
             ready: list[tuple[ir.Operation, int]] = []  # (loop, copies)
             for loop in by_depth[depth]:
@@ -355,9 +396,57 @@ class LowerPipelineLoops(ModulePass):
                 size = grown
                 ready.append((loop, factor))
             for loop, factor in ready:
+                memory.forget()  # the loops replicated before changed the IR it read
+                depth, tags = self.fit_depth(run, loop, factor, memory)
+                block = loop.block
                 for left in replicate(loop, factor):
                     set_pipeline_stages(left, lowered)
                     allocate_copies_up_front(left)
+                share_copies(block, tags, depth)
+
+    def fit_depth(self, run: PassRun, loop: ir.Operation, factor: int, memory: LoopMemory) -> tuple[int, list[ir.Operation]]:
+        """How many buffers of each iteration-local tile the `factor` copies
+        of `loop`'s body take turns on (CONTRACT 2.2): `factor`, or when the
+        copies' tiles do not fit a space beside what else the loop holds
+        (`LoopMemory.around`), the largest depth D that fits (copy k uses
+        buffer k mod D), down to 1; each step down is a remark with the
+        bytes it saves. Tags the body's iteration-local allocs (their copies
+        inherit the tag) and returns the depth and the tagged allocs."""
+        body = loop.regions[0].blocks[0]
+        local = [op for op in body.operations if op.name == "pto.alloc_tile" and _movable(op, loop)]
+        if not local:
+            return factor, []
+        per_copy: dict[str, int] = {}
+        for op in local:
+            view = buffer_type(op.results[0].type)
+            per_copy[view.loc] = per_copy.get(view.loc, 0) + memory.buffer_bytes(op.results[0].type)
+        around = memory.around(loop)
+        depth, limiting = factor, None
+        for space, size in per_copy.items():
+            capacity = space_spec(memory.arch, space).capacity
+            fits = max(1, (capacity - around.get(space, 0)) // size) if size else factor
+            if fits < depth:
+                depth, limiting = fits, space
+        for j, op in enumerate(local):
+            op.attributes[_COPY_TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), j)
+        if limiting is not None:
+            capacity = space_spec(memory.arch, limiting).capacity
+            beside = around.get(limiting, 0)
+            need = factor * per_copy[limiting]
+            saved = (factor - depth) * per_copy[limiting]
+            beside_text = f" beside {beside} bytes of other buffers" if beside else ""
+            text = (
+                f"pipeline loop is replicated {factor} times with {depth} buffer{'s' if depth != 1 else ''} per iteration-local tile "
+                f"(copy k uses buffer k mod {depth}): {factor} copies of its tiles need {need} bytes of \"{limiting}\"{beside_text}, "
+                f"more than its {capacity} bytes on {memory.arch}; {depth} save {saved} bytes"
+            )
+            diagnostics.emit_remark(loop.location, text)
+            for decision in reversed(run.report.loops):
+                if decision.location == location_text(loop.location) and decision.pass_name == self.name:
+                    decision.reasons.append(text)
+                    decision.slots = depth
+                    break
+        return depth, local
 
     def decline(self, run: PassRun, loop: ir.Operation, reason: str) -> None:
         run.report.loops.append(LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason]))

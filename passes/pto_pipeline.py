@@ -88,7 +88,7 @@ class PtoPipeline(ModulePass):
             passes.append(
                 get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots, spaces=self.spaces, normalize_loops=self.normalize_loops)
             )
-        passes.append(get_pass_class("pto-lower-pipeline-loops")())
+        passes.append(get_pass_class("pto-lower-pipeline-loops")(arch=self.arch))
         if self.allocate:
             passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch))
         return passes
