@@ -653,7 +653,16 @@ OPS: tuple[OpDef, ...] = (
         "tcolsum",
         (_TILE_IN, _TMP, _DST),
         attributes=(Attribute("isBinary", BOOL, "false"),),
-        formats=(_ins_opt_tmp(["src"], attrs_inside=True),),
+        formats=(
+            # ptoas's custom parser and printer (TColSumOp::parse/print): with
+            # a tmp the attributes go inside `ins`, without one after `outs`;
+            # the third (attributes inside, no tmp) is only read, as older
+            # pto-opt printed it
+            "`ins` `(` $src `,` $tmp attr-dict `:` qualified(type($src)) `,` qualified(type($tmp)) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)`",
+            _ins_outs(["src"]),
+            _ins_opt_tmp(["src"], attrs_inside=True),
+        ),
         reads=("src",),
         writes=("dst",),
         write_region="row0",
