@@ -115,7 +115,9 @@ class AllocateMemoryAddr(ModulePass):
     on a2a3 a row reduction's is like its src, a `tci`'s 1x192xf32, a
     narrowing `tcvt`'s 1xNxi8, ...; a binary `tcolsum` on both arches),
     placed like any buffer. It lives at that op only and shares bytes with
-    anything not live there. An op that has a `tmp` keeps it; one whose
+    anything not live there (the tmp of a syntax-only op, like every tile
+    such an op touches, for the whole function). An op that has a `tmp`
+    keeps it; one whose
     tmp no ptoas verifier would accept (a dynamic valid shape where ptoas
     sizes it from a static one) is a warning. `--verbose` says, per op,
     which tmp it got and why, or why none; the memory report marks each
