@@ -87,6 +87,45 @@ def decide(op: ir.Operation, arch: str) -> TmpDecision | None:
     return TmpDecision(op, d, fact, arch, True, tile, problem)
 
 
+def tmp_to_add(op: ir.Operation, arch: str) -> TileBufType | None:
+    """The tile pto-allocate-memory-addr will add as `op`'s tmp on `arch`,
+    or None: what a pass that decides by bytes before it (the conversion's
+    fit check) counts at `op`."""
+    if not has_rule(op.name):
+        return None
+    decision = decide(op, arch)
+    return decision.tile if decision is not None and decision.needed else None
+
+
+class TmpFinder:
+    """The ops under a root that `tmp_to_add` gives a tile, found by a walk
+    in C++ that calls Python only for ops with a rule (built once, used for
+    any number of roots)."""
+
+    def __init__(self, arch: str) -> None:
+        from mlir.rewrite import RewritePatternSet
+
+        self.arch = arch
+        self._found: list[tuple[ir.Operation, TileBufType]] = []
+        patterns = RewritePatternSet()
+        for name in _specs():
+            patterns.add(name, self._visit)
+        self._patterns = patterns.freeze()
+
+    def _visit(self, op, _rewriter) -> bool:
+        tile = tmp_to_add(op.operation, self.arch)
+        if tile is not None:
+            self._found.append((op.operation, tile))
+        return True  # "no match": the walk changes nothing
+
+    def under(self, root: ir.Operation) -> list[tuple[ir.Operation, TileBufType]]:
+        from mlir.rewrite import walk_and_apply_patterns
+
+        self._found = []
+        walk_and_apply_patterns(root, self._patterns)
+        return self._found
+
+
 def with_tmp(op: ir.Operation, tmp: ir.Value) -> ir.Operation:
     """`op` rebuilt with `tmp` as its `tmp` operand, at the same place,
     with every other operand and attribute (its `operandSegmentSizes` made
