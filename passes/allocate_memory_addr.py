@@ -18,9 +18,10 @@ from ..memory_report import FORMATS, render
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..placement import Placement, Request, live_peak, place
 from ..report import BufferPlacement, FunctionMemory
+from ..scratch import decide, has_rule, with_tmp
 from ..sharing import PipeAwareSharing, ShareFacts, Tier, share_facts
 from ..targets import ARCH_NAMES, space_spec
-from ..types import SPACES, MultiTileBufType, align_up, buffer_type
+from ..types import SPACES, MultiTileBufType, TypeBuilder, align_up, buffer_type
 from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
 
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
@@ -37,6 +38,7 @@ class _Buffer:
     index: int = 0  # its range's position in FunctionLiveness.buffers
     type: ir.Type | None = None  # the alloc's result type
     operands: AllocOperands | None = None  # the alloc's operands
+    tmp_for: str = ""  # the op this pass added it for as its level3 tmp (its ptoas name)
 
     @property
     def alloc(self) -> ir.Operation:
@@ -104,6 +106,23 @@ class AllocateMemoryAddr(ModulePass):
     counted in the usage). A space whose buffers need more than its
     capacity is an error on the function naming the space, the bytes
     required and available, and the buffers live at the peak.
+
+    Ops whose target implementation needs scratch and that ptoas requires
+    to carry a `tmp` at level3 (it cannot make one there: the addresses
+    are the user's) get one: a new `pto.alloc_tile` right before the op,
+    of the type ptoas's pto-materialize-implicit-tmp would make (the op
+    table's `level3_tmp` facts, docs/dialect.md "Scratch tiles at level3":
+    on a2a3 a row reduction's is like its src, a `tci`'s 1x192xf32, a
+    narrowing `tcvt`'s 1xNxi8, ...; a binary `tcolsum` on both arches),
+    placed like any buffer. It lives at that op only and shares bytes with
+    anything not live there (the tmp of a syntax-only op, like every tile
+    such an op touches, for the whole function). An op that has a `tmp`
+    keeps it; one whose
+    tmp no ptoas verifier would accept (a dynamic valid shape where ptoas
+    sizes it from a static one) is a warning. `--verbose` says, per op,
+    which tmp it got and why, or why none; the memory report marks each
+    such tile (`tmp of pto.trowsum`), `pto.memory_usage` counts it, and an
+    overflow names the tmps live at the peak.
 
     Each function gets `pto.memory_usage = {vec = B : i64, ...}`: per space
     it uses, the bytes from 0 to the end of its highest buffer (a region
@@ -187,8 +206,9 @@ class AllocateMemoryAddr(ModulePass):
         per function it calls, the bytes held while that call runs."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         pipe_aware = self.reuse and self.pipe_aware
+        tmps = self._add_level3_tmps(run, func, arch)
         liveness = function_liveness(func, keep_uses=pipe_aware)
-        buffers = self._buffers(liveness, arch)
+        buffers = self._buffers(liveness, arch, tmps)
         held_below = len(buffers)  # the key of the reservation of `base`, in spaces that have one
         facts = []  # per buffer, what pipe-aware sharing needs
         if pipe_aware:
@@ -317,7 +337,46 @@ class AllocateMemoryAddr(ModulePass):
                 break
         return placement, tier, first_need
 
-    def _buffers(self, liveness: FunctionLiveness, arch: str) -> list[_Buffer]:
+    def _add_level3_tmps(self, run: PassRun, func: ir.Operation, arch: str) -> dict[ir.Operation, str]:
+        """Give every op of `func` that ptoas requires a `tmp` of at level3
+        on `arch` and has none a new `pto.alloc_tile` right before it
+        (docs/dialect.md, "Scratch tiles at level3"), placed below like any
+        buffer: it lives at that op only. Returns the new allocs, each with
+        the (ptoas) name of its op. An op whose tmp cannot be built is a
+        warning: ptoas will reject it."""
+        decisions = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if has_rule(op.name):
+                decision = decide(op, arch)
+                if decision is not None:
+                    decisions.append(decision)
+            return ir.WalkResult.ADVANCE
+
+        func.walk(visit, ir.WalkOrder.PRE_ORDER)  # every decision first: the rewrite erases ops
+        added: dict[ir.Operation, str] = {}
+        types = TypeBuilder(func.context) if decisions else None
+        for d in decisions:
+            if not d.needed:
+                if run.verbose:
+                    diagnostics.emit_remark(d.op.location, f"'{d.op_name}' gets no tmp: {d.why}")
+                continue
+            if d.tile is None:
+                diagnostics.emit_warning(
+                    d.op.location,
+                    f"{d.rule_text()}, and none can be given: {d.why}; ptoas --pto-level=level3 rejects this op",
+                )
+                continue
+            loc = d.op.location
+            alloc = create_alloc("pto.alloc_tile", types.get(d.tile), AllocOperands(), loc=loc, ip=ir.InsertionPoint(d.op))
+            rule = d.rule_text()
+            run.changed(with_tmp(d.op, alloc.result))  # (the alloc is rebuilt with its addr below, and recorded then)
+            added[alloc] = d.op_name
+            if run.verbose:
+                diagnostics.emit_remark(loc, f"'{d.op_name}' gets a tmp, {d.tile.ptoas()} ({d.tile.nbytes} bytes): {rule}")
+        return added
+
+    def _buffers(self, liveness: FunctionLiveness, arch: str, tmps: dict[ir.Operation, str] | None = None) -> list[_Buffer]:
         buffers: list[_Buffer] = []
         # Printing a type is what reading it costs; types are uniqued, so once
         # each (and with it the space and size, which depend on the type alone).
@@ -335,7 +394,8 @@ class AllocateMemoryAddr(ModulePass):
             addr = operands.addr
             fixed = constant_int(addr) if addr is not None else None
             dynamic = addr is not None and fixed is None
-            buffers.append(_Buffer(live, view.loc, size, type_text, fixed, dynamic, index, ty, operands))
+            tmp_for = tmps.get(alloc, "") if tmps else ""
+            buffers.append(_Buffer(live, view.loc, size, type_text, fixed, dynamic, index, ty, operands, tmp_for))
         return buffers
 
     # -- errors -------------------------------------------------------------------
@@ -407,14 +467,23 @@ class AllocateMemoryAddr(ModulePass):
         notes = []
         for k in shown:
             b, addr = at_peak[k], placement.addrs[k]
-            notes.append((b.alloc.location, f"live at the peak: {b.type_text}, {b.size} bytes at [{addr}, {addr + b.size})"))
+            what = f"the tmp this pass added for '{b.tmp_for}' (ptoas requires one at level3), " if b.tmp_for else ""
+            notes.append((b.alloc.location, f"live at the peak: {what}{b.type_text}, {b.size} bytes at [{addr}, {addr + b.size})"))
         more = len(at_peak) - len(shown)
+        tmps = [b for b in at_peak.values() if b.tmp_for]
+        tmp_bytes = sum(b.size for b in tmps)
         diagnostics.emit_error(
             func.location,
             f"memory space \"{space}\" overflows in @{name}: {placement.footprint} bytes required, "
             f"{capacity} bytes available on {arch}; {live_bytes} bytes are live at once at the peak "
             f"({why}), in {len(at_peak)} buffer{'s' if len(at_peak) != 1 else ''}"
             + (f" ({len(shown)} shown below, {more} more)" if more else "")
+            + (
+                f"; {tmp_bytes} of them in {len(tmps)} tmp{'s' if len(tmps) != 1 else ''} this pass added for ops "
+                "ptoas requires a tmp of at level3"
+                if tmps
+                else ""
+            )
             + (f"; its callers hold the first {below} bytes while it runs" if below else ""),
             notes=notes,
         )
@@ -475,6 +544,7 @@ class _Records:
             last_at=self.location(live.end),
             whole_loops=[f"{self.loop(i)}: {why}" for i, why in sorted(live.whole_loops.items())]
             + ([f"the whole function: {live.whole_function}"] if live.whole_function else []),
+            tmp_for=b.tmp_for,
         )
 
 

@@ -19,6 +19,7 @@ from ..loop_memory import LoopMemory
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..regions import ValidExtents
 from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
+from ..scratch import TmpFinder
 from ..targets import ARCH_NAMES, space_spec
 from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..vocabulary import (
@@ -104,7 +105,8 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     iteration i-N's data), and it does not escape (yielded, passed to a
     nested loop's iter_args, used by an op the pass does not know). When the N
     slots of a loop's tiles do not fit a space beside what else the loop
-    holds there (the most bytes its single tiles hold at once, plus the
+    holds there (the most bytes its single tiles and the level3 tmps that
+    pto-allocate-memory-addr will add to its ops hold at once, plus the
     buffers from before the loop that it uses), the loop gets the largest
     N' >= 2 that fits, else stays as it is; more than 16 slots (the most a
     multi-tile buffer holds) become 16. Every tile or loop not converted,
@@ -220,6 +222,7 @@ class _Conversion:
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
         self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
+        self.tmp_finder: TmpFinder | None = None  # the ops of a loop that get a level3 tmp (bytes_beside)
 
     # -- per loop ----------------------------------------------------------------
 
@@ -437,13 +440,18 @@ class _Conversion:
         """Per space, the most bytes that buffers other than the loop's
         multi-buffered tiles hold at one point of the loop body: its tiles
         that stay single, each live from its alloc to its last use (by the
-        body op that holds them), plus every buffer defined before the loop
-        and used in it, live throughout, and every buffer live across the
-        loop that no op in it uses (written before it, used after it: the
-        allocator's lifetimes, pto_dialect/liveness.py)."""
+        body op that holds them), and the tmps pto-allocate-memory-addr
+        will give ops of the body for ptoas's level3, each live at its op
+        (docs/dialect.md, "Scratch tiles at level3"), plus every buffer
+        defined before the loop and used in it, live throughout, and every
+        buffer live across the loop that no op in it uses (written before
+        it, used after it: the allocator's lifetimes, pto_dialect/liveness.py)."""
         beside = self.memory.around(loop)
         single = [t for t in tiles if t.reason and t.view is not None]
-        if not single:
+        if self.tmp_finder is None:
+            self.tmp_finder = TmpFinder(self.arch)
+        tmps = [(op, tile, align_up(tile.nbytes, space_spec(self.arch, tile.loc).alignment)) for op, tile in self.tmp_finder.under(loop)]
+        if not single and not tmps:
             return beside
         from ..liveness import buffer_values  # here: most loops have no single tile, and the allocator's module is big
 
@@ -463,6 +471,9 @@ class _Conversion:
                     end = max(end, position.get(use.owner.operation, len(position)))
             size = self.memory.buffer_bytes(t.value.type)
             events.setdefault(t.space, []).extend(((start, size), (end + 1, -size)))
+        for op, tile, size in tmps:
+            at = position.get(op, 0)
+            events.setdefault(tile.loc, []).extend(((at, size), (at + 1, -size)))
         for space, changes in events.items():
             live = peak = 0
             for _, change in sorted(changes):

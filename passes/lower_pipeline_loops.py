@@ -19,8 +19,9 @@ from ..loop_index import LoopBounds, binary, constant, emit_span_and_trips, indu
 from ..loop_memory import LoopMemory
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..report import LoopDecision, TileDecision
+from ..scratch import TmpFinder
 from ..targets import ARCH_NAMES, space_spec
-from ..types import buffer_type
+from ..types import align_up, buffer_type
 from ..vocabulary import ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
@@ -421,6 +422,14 @@ class LowerPipelineLoops(ModulePass):
             view = buffer_type(op.results[0].type)
             per_copy[view.loc] = per_copy.get(view.loc, 0) + memory.buffer_bytes(op.results[0].type)
         around = memory.around(loop)
+        # the tmps pto-allocate-memory-addr gives ops of the body for level3,
+        # each live at its op only: the largest of a space adds to its peak
+        biggest: dict[str, int] = {}
+        for _, tile in TmpFinder(memory.arch).under(loop):
+            size = align_up(tile.nbytes, space_spec(memory.arch, tile.loc).alignment)
+            biggest[tile.loc] = max(biggest.get(tile.loc, 0), size)
+        for space, size in biggest.items():
+            around[space] = around.get(space, 0) + size
         depth, limiting = factor, None
         for space, size in per_copy.items():
             capacity = space_spec(memory.arch, space).capacity

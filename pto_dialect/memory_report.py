@@ -33,7 +33,8 @@ def _buffer_line(b: BufferPlacement, width: int) -> list[str]:
     if b.first_at and b.last_at:
         lifetime += f" ({_short(b.first_at)} to {_short(b.last_at)})"
     fixed = "  fixed by the input" if b.fixed else ""
-    lines = [f"    {addr_range} {b.size:>{width}} B  {lifetime}  {b.type} at {_short(b.location)}{fixed}"]
+    tmp = f"  tmp of {b.tmp_for}, added for level3" if b.tmp_for else ""
+    lines = [f"    {addr_range} {b.size:>{width}} B  {lifetime}  {b.type} at {_short(b.location)}{fixed}{tmp}"]
     lines.extend(f"        lives through {_short(why)}" for why in b.whole_loops)
     return lines
 

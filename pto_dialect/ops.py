@@ -50,6 +50,62 @@ READ_DOMAINS = {
 }
 """What an op reads of a tile it reads (pto-run reads at most this)."""
 
+LEVEL3_TMP_WHEN = {
+    "always": "always",
+    "binary": "with `isBinary = true`",
+    "narrowing": "without saturation (`satmode` OFF, the default) from f32 to a 16-bit integer or from f16 to a 16- or 8-bit integer",
+    "high-precision": "with `precisionType = high_precision`",
+    "index-form": "in its index form (with `indices`)",
+    "unaligned-width": "when src's valid width is dynamic or not a multiple of 32",
+    "merge-without-tmp": "in its multi-source form without a tmp (`no_tmp`)",
+}
+"""When ptoas requires an op's `tmp` operand at level3 (the condition of a
+`Level3Tmp`; `pto_dialect/scratch.py` decides each per op instance)."""
+
+LEVEL3_TMP_TYPES = {
+    "like-src": "src's shape and valid shape and element type (src's shape as the valid shape when that is dynamic)",
+    "half-rows": "ceil(R / 2) x C of src's element type, R x C src's valid shape (columns padded to 32 bytes)",
+    "tci": "1x192xf32 (768 bytes) for a 32-bit dst, 1x448xf32 (1792 bytes) for a 16-bit one",
+    "tcvt": "1xNxi8: N the bytes of ptoas's formula over dst's valid shape and src's columns, rounded up to 32",
+    "transpose": "like src where the aligned path runs (dst's columns a multiple of 16, of 32 for 1-byte elements; "
+    "src's columns whole 32-byte blocks, at most 255), else one 32-byte block of src's element type",
+    "block": "one 32-byte block (1 x 32/size) of dst's element type",
+    "like-indices": "the indices' shape, valid shape and element type",
+    "merge": "1 x max(sum of the sources' columns, dst's columns) of the sources' element type",
+}
+"""The tmp tile ptoas asks for (the type of a `Level3Tmp`). Every tmp is a
+`vec` tile, row_major, none_box, fractal 512, as ptoas builds its own
+(makeRowMajorNoneBoxConfig in PTOMaterializeImplicitTmp.cpp)."""
+
+PTOAS_IMPLICIT_TMP = "tonibohnlein/PTOAS lib/PTO/Transforms/PTOMaterializeImplicitTmp.cpp"
+
+
+@dataclass(frozen=True)
+class Level3Tmp:
+    """What current ptoas asks of an op's `tmp` operand at level3 (docs/dialect.md,
+    "Scratch tiles at level3"). At level1/2 ptoas's pto-materialize-implicit-tmp
+    gives an op without one the tmp its target implementation needs, and its
+    planner an address; at level3 addresses are the user's, so on the arches in
+    `arches` ptoas rejects the op without a tmp ("requires explicit tmp when
+    PlanMemory is skipped") and pto-allocate-memory-addr adds one of type `tmp`.
+    `arches` empty: ptoas requires none at level3; `elsewhere` says what it does
+    there and on the other arches."""
+
+    arches: tuple[str, ...]
+    when: str = "always"  # a key of LEVEL3_TMP_WHEN
+    tmp: str = ""  # a key of LEVEL3_TMP_TYPES (when `arches` is not empty)
+    elsewhere: str = ""
+    source: str = PTOAS_IMPLICIT_TMP
+
+    def __post_init__(self) -> None:
+        if self.when not in LEVEL3_TMP_WHEN or (self.arches and self.tmp not in LEVEL3_TMP_TYPES):
+            raise ValueError(f"unknown level3 tmp rule {self.when!r} / {self.tmp!r}")
+
+    def required_on(self, arch: str) -> bool:
+        return arch in self.arches
+
+
+
 # Constraints an operand or result may have; the IRDL generator and the
 # reader know each (a fixed builtin type is written as itself: `index`).
 TILE, MULTI, PTR, TENSOR_VIEW, PARTITION, LOCAL_ARRAY = "tile", "multi", "ptr", "tensor_view", "partition", "local_array"
@@ -104,10 +160,15 @@ class OpDef:
     """How the reader infers the result type when the text omits it:
     `partition-from-sizes`, `subview`."""
     elide_result_when_inferred: bool = False
+    level3_tmp: Level3Tmp | None = None
+    """What ptoas requires of the op's `tmp` operand at level3 (None: the op
+    has none, or ptoas's pass does not list it)."""
 
     def __post_init__(self) -> None:
         if self.write_region not in WRITE_REGIONS or self.read_domain not in READ_DOMAINS:
             raise ValueError(f"pto.{self.name}: unknown write_region {self.write_region!r} or read_domain {self.read_domain!r}")
+        if self.level3_tmp is not None and not any(o.name == "tmp" for o in self.operands):
+            raise ValueError(f"pto.{self.name}: a level3 tmp rule, but no `tmp` operand")
 
     @property
     def full_name(self) -> str:
@@ -197,6 +258,30 @@ _TILE_IN = Operand("src", DPS)
 _DST = Operand("dst", DPS)
 _TMP = Operand("tmp", DPS, "optional")
 
+# What ptoas requires of each op's `tmp` at level3 (Level3Tmp), from its
+# pto-materialize-implicit-tmp pass, its verifiers and its implicit_tmp lit
+# tests (tonibohnlein/PTOAS at e32488c9).
+_A5_PLACEHOLDER = (
+    "on a5 ptoas adds a 32-byte placeholder itself, without an address, at level3 too "
+    "(the a5 implementation ignores tmp: makeA5PlaceholderTmpType)"
+)
+_ROW_REDUCTION_TMP = Level3Tmp(
+    ("a2a3",),
+    "always",
+    "like-src",
+    elsewhere=_A5_PLACEHOLDER,
+    source=f"{PTOAS_IMPLICIT_TMP} (replaceRowReductionWithTmp); test/lit/pto/implicit_tmp_row_reductions.pto",
+)
+_ROW_EXPAND_TMP = Level3Tmp(
+    (),
+    elsewhere=(
+        "without one, pto-isa's a2a3 mode 1 (a col_major per-row scalar) uses its internal 8 KiB TMP_UB_OFFSET "
+        "scratch and mode 2 needs none, so ptoas keeps the no-tmp form at level3 (at level2 it gives mode 1 on "
+        "a2a3 a 1 x 8192/size tmp)"
+    ),
+    source=f"{PTOAS_IMPLICIT_TMP} (materializeTRowExpandTmp); test/lit/pto/trowexpand_implicit_tmp_materialization.pto",
+)
+
 
 def _binary(name: str, summary: str) -> OpDef:
     return OpDef(
@@ -238,6 +323,7 @@ def _reduction(name: str, summary: str) -> OpDef:
         read_domain="own",
         pipe=Pipe.V,
         summary=summary,
+        level3_tmp=_ROW_REDUCTION_TMP,
     )
 
 
@@ -250,6 +336,7 @@ def _row_expand_binary(name: str, summary: str) -> OpDef:
         writes=("dst",),
         pipe=Pipe.V,
         summary=summary,
+        level3_tmp=_ROW_EXPAND_TMP,
     )
 
 
@@ -547,6 +634,13 @@ OPS: tuple[OpDef, ...] = (
         writes=("dst",),
         pipe=Pipe.V,
         summary="fill a tile with an arithmetic sequence from `S`",
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "tci",
+            elsewhere="on a5 ptoas keeps the no-tmp form (a vci instruction)",
+            source=f"{PTOAS_IMPLICIT_TMP} (makeTCITmpType); lib/PTO/IR/PTO.cpp TCIOp::verify; test/lit/pto/tci_implicit_tmp_level3_invalid.pto",
+        ),
     ),
     OpDef(
         "tgather",
@@ -580,6 +674,17 @@ OPS: tuple[OpDef, ...] = (
         write_region="gather",
         pipe=Pipe.V,
         summary="gather elements of a tile by an index tile (or compare against a scalar)",
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "index-form",
+            "like-indices",
+            elsewhere=(
+                "not a level3 rule: ptoas's verifier asks for it at every level on a2a3 ('index-form tgather expects "
+                "both indices and tmp'), and pto-materialize-implicit-tmp adds none; on a5 and in the mask form it "
+                "takes none, the compare form requires its own"
+            ),
+            source="tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp TGatherOp::verify",
+        ),
     ),
     OpDef(
         "ttrans",
@@ -590,6 +695,13 @@ OPS: tuple[OpDef, ...] = (
         read_domain="own",
         pipe=Pipe.V,
         summary="transpose a tile",
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "transpose",
+            elsewhere=_A5_PLACEHOLDER + "; test/lit/pto/ttrans_implicit_tmp_a5_level3.pto",
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TTransOp); lib/PTO/IR/PTO.cpp ttransUsesTmp",
+        ),
     ),
     OpDef(
         "tconcat",
@@ -627,6 +739,18 @@ OPS: tuple[OpDef, ...] = (
         writes=("dst",),
         pipe=Pipe.V,
         summary="dst = 1 / sqrt(src)",
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "high-precision",
+            "block",
+            elsewhere=(
+                "not a level3 rule: ptoas's verifier asks for it at every level ('expects tmp when precisionType is "
+                "high_precision'), and pto-materialize-implicit-tmp adds none; the a2a3 implementation fills one "
+                "32-byte block of it with 1.0 (pto-isa include/pto/npu/a2a3/TUnaryOp.hpp), a5 ignores it; the "
+                "default precision takes none"
+            ),
+            source="tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp TRsqrtOp::verify",
+        ),
     ),
     _unary("trecip", "dst = 1 / src"),
     _unary("tneg", "dst = -src"),
@@ -644,6 +768,14 @@ OPS: tuple[OpDef, ...] = (
         writes=("dst",),
         pipe=Pipe.V,
         summary="dst = src converted to dst's element type (`rmode` rounds)",
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "narrowing",
+            "tcvt",
+            elsewhere="on a5, and for every other conversion, ptoas keeps the no-tmp form",
+            source=f"{PTOAS_IMPLICIT_TMP} (tcvtNeedsTmp, makeTCvtTmpType); lib/PTO/IR/PTO.cpp TCvtOp::verify; "
+            "test/lit/pto/implicit_tmp_remaining_level3_invalid.pto",
+        ),
     ),
     # -- row / column -----------------------------------------------------------------------
     _reduction("trowsum", "dst[r] = sum of row r"),
@@ -653,13 +785,30 @@ OPS: tuple[OpDef, ...] = (
         "tcolsum",
         (_TILE_IN, _TMP, _DST),
         attributes=(Attribute("isBinary", BOOL, "false"),),
-        formats=(_ins_opt_tmp(["src"], attrs_inside=True),),
+        formats=(
+            # ptoas's custom parser and printer (TColSumOp::parse/print): with
+            # a tmp the attributes go inside `ins`, without one after `outs`;
+            # the third (attributes inside, no tmp) is only read, as older
+            # pto-opt printed it
+            "`ins` `(` $src `,` $tmp attr-dict `:` qualified(type($src)) `,` qualified(type($tmp)) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)`",
+            _ins_outs(["src"]),
+            _ins_opt_tmp(["src"], attrs_inside=True),
+        ),
         reads=("src",),
         writes=("dst",),
         write_region="row0",
         read_domain="own",
         pipe=Pipe.V,
         summary="dst[c] = sum of column c",
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "binary",
+            "half-rows",
+            elsewhere="without isBinary none (ptoas's verifier then refuses one: 'tmp operand requires isBinary attribute')",
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTColSumWithTmp); lib/PTO/IR/PTO.cpp TColSumOp::verify; "
+            "test/lit/pto/implicit_tmp_optional_ops_materialization.pto",
+        ),
     ),
     replace(_unary("tcolmax", "dst[c] = max of column c"), write_region="row0", read_domain="own"),
     _unary("trowexpand", "dst[r, c] = src[r]"),
@@ -675,6 +824,7 @@ OPS: tuple[OpDef, ...] = (
         writes=("dst",),
         pipe=Pipe.V,
         summary="dst[r, c] = src0[r, c] / src1[r]",
+        level3_tmp=_ROW_EXPAND_TMP,
     ),
     _unary("tcolexpand", "dst[r, c] = src[c]"),
     _binary("tcolexpandadd", "dst[r, c] = src0[r, c] + src1[c]"),
@@ -857,6 +1007,13 @@ OPS: tuple[OpDef, ...] = (
         ),
         tier="syntax",
         summary="merge-sort blocks of a tile",
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "merge-without-tmp",
+            "merge",
+            elsewhere="the one-source form (with a block length) takes none",
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeTMrgSortTmp); test/lit/pto/tmrgsort_dst_wider_implicit_tmp.pto",
+        ),
     ),
     OpDef(
         "syncall",
@@ -875,6 +1032,7 @@ OPS: tuple[OpDef, ...] = (
         formats=("`ins` `(` $src (`,` $tmp^)? `:` qualified(type($src)) (`,` qualified(type($tmp))^)? `)` attr-dict",),
         tier="syntax",
         summary="print a tile (debugging)",
+        level3_tmp=Level3Tmp((), elsewhere="ptoas's pass does not list it"),
     ),
     OpDef(
         "ptrtoint",
@@ -905,6 +1063,13 @@ OPS: tuple[OpDef, ...] = (
         formats=(_ins_opt_tmp(["src", "idx"]),),
         tier="syntax",
         summary="sort blocks of 32 elements, with their indices",
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "unaligned-width",
+            "like-src",
+            elsewhere="a static valid width that is a multiple of 32 takes none",
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTSort32WithTmp); test/lit/pto/tsort32_dynamic_width_implicit_tmp.pto",
+        ),
     ),
 )
 

@@ -77,6 +77,7 @@ class BufferPlacement:
     first_at: str = ""  # location of the op at `first`
     last_at: str = ""  # location of the op at `last`
     whole_loops: list[str] = field(default_factory=list)  # loops it lives through entirely, and why
+    tmp_for: str = ""  # the op (ptoas name) it is the tmp of, when pto-allocate-memory-addr added it for level3
 
 
 @dataclass

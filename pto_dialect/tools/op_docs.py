@@ -1,6 +1,7 @@
 """The op reference of docs/dialect.md, generated from the op table
 (pto_dialect/ops.py): each op's syntax (from its format), its operands, what
-it reads and writes, its pipe and its tier.
+it reads and writes, its pipe, its tier, and what ptoas requires of its
+`tmp` at level3.
 
     python -m pto_dialect.tools.op_docs          # the generated section
     python -m pto_dialect.tools.op_docs --write  # put it into docs/dialect.md
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ..op_format import AttrDict, Clauses, Literal, OperandClauses, Optional, TypeOf, Var, parse_format
-from ..ops import OPS, READ_DOMAINS, WRITE_REGIONS, OpDef
+from ..ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS, READ_DOMAINS, WRITE_REGIONS, OpDef
 
 BEGIN = "<!-- BEGIN GENERATED OP TABLE (python -m pto_dialect.tools.op_docs --write) -->"
 END = "<!-- END GENERATED OP TABLE -->"
@@ -69,13 +70,47 @@ def _operands(d: OpDef) -> str:
     return ", ".join(shown)
 
 
+def _level3_tmp(d: OpDef) -> str:
+    """The op table's short form of an op's level3 tmp fact."""
+    fact = d.level3_tmp
+    if fact is None:
+        return ""
+    if not fact.arches:
+        return "none"
+    when = "" if fact.when == "always" else f" ({fact.when})"
+    return f"{', '.join(fact.arches)}{when}: {fact.tmp}"
+
+
+def _level3_tmp_table() -> list[str]:
+    """Every op's level3 tmp fact in full (docs/dialect.md, "Scratch tiles at level3")."""
+    out = [
+        "#### Scratch tiles at level3",
+        "",
+        "What ptoas requires of each op's `tmp` at level3; `pto-allocate-memory-addr` gives an op without one, on "
+        "the arches named, a new tile of the type named (`pto_dialect/ops.py`, `Level3Tmp`).",
+        "",
+        "| op | required on | when | tmp | otherwise | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for d in OPS:
+        fact = d.level3_tmp
+        if fact is None:
+            continue
+        arches = ", ".join(fact.arches) or "none"
+        when = LEVEL3_TMP_WHEN[fact.when] if fact.arches else ""
+        tmp = f"`{fact.tmp}`: {LEVEL3_TMP_TYPES[fact.tmp]}" if fact.arches else ""
+        out.append(f"| `{d.full_name}` | {arches} | {when} | {tmp} | {fact.elsewhere} | {fact.source} |")
+    out.append("")
+    return out
+
+
 def render() -> str:
     out = [BEGIN, ""]
     for tier, title in (("semantic", "With semantics"), ("syntax", "Syntax only")):
         out.append(f"#### {title}")
         out.append("")
-        out.append("| op | syntax | operands | reads | writes | pipe |")
-        out.append("|---|---|---|---|---|---|")
+        out.append("| op | syntax | operands | reads | writes | pipe | level3 tmp |")
+        out.append("|---|---|---|---|---|---|---|")
         for d in OPS:
             if d.tier != tier:
                 continue
@@ -88,9 +123,10 @@ def render() -> str:
                 reads += f" ({READ_DOMAINS[d.read_domain]})"
             out.append(
                 f"| `{d.full_name}` | {syntax} | {_operands(d)} | {reads} | {writes} | "
-                f"{d.pipe.value if d.pipe else ''} |"
+                f"{d.pipe.value if d.pipe else ''} | {_level3_tmp(d)} |"
             )
         out.append("")
+    out.extend(_level3_tmp_table())
     out.append(END)
     return "\n".join(out)
 
