@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .. import diagnostics
+from .. import diagnostics, slot_depth
 from ..allocs import ALLOC_OPS, AllocOperands, alloc_attributes, alloc_operands, create_alloc, has_addr
 from ..diagnostics import location_text
 from ..ir_utils import constant_int
@@ -163,6 +163,7 @@ class AllocateMemoryAddr(ModulePass):
     reuse: bool = option(True, "let buffers whose lifetimes do not overlap share addresses")
     pipe_aware: bool = option(True, "share bytes only where the pipes already order the buffers, unless the space then overflows")
     report: str = option("none", "print the memory report to stderr: none, text or json", choices=("none", *FORMATS))
+    degrade: bool = option(False, "when a space overflows, first take slots from iteration-local multi-tile buffers (pto-pipeline sets it)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
@@ -180,8 +181,9 @@ class AllocateMemoryAddr(ModulePass):
         graph = CallGraph.of(functions)
         bases: dict[str, dict[str, int]] = {}  # callee -> per space, the bytes its callers hold across calls to it
         placed: dict[str, FunctionMemory] = {}
+        needs: dict[str, dict[str, int]] = {}  # degrade: per callee, the bytes it takes on its own
         for name, func in graph.callers_first():
-            memory, func_ok, held = self.allocate_function(run, func, arch, bases.get(name, {}), graph)
+            memory, func_ok, held = self.allocate_function(run, func, arch, bases.get(name, {}), graph, needs)
             placed[name] = memory
             ok = ok and func_ok
             for callee, heights in held.items():
@@ -199,7 +201,7 @@ class AllocateMemoryAddr(ModulePass):
     # -- one function -----------------------------------------------------------
 
     def allocate_function(
-        self, run: PassRun, func: ir.Operation, arch: str, base: dict[str, int], graph: CallGraph
+        self, run: PassRun, func: ir.Operation, arch: str, base: dict[str, int], graph: CallGraph, needs: dict
     ) -> tuple[FunctionMemory, bool, dict[str, dict[str, int]]]:
         """Place the buffers of `func` above `base` (per space, the bytes its
         callers hold while it runs); rewrite it only when all fit. Returns,
@@ -207,6 +209,8 @@ class AllocateMemoryAddr(ModulePass):
         name = ir.StringAttr(func.attributes["sym_name"]).value
         pipe_aware = self.reuse and self.pipe_aware
         tmps = self._add_level3_tmps(run, func, arch)
+        if self.degrade:
+            self._degrade(run, func, arch, base, tmps, graph, needs)
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
         held_below = len(buffers)  # the key of the reservation of `base`, in spaces that have one
@@ -228,12 +232,8 @@ class AllocateMemoryAddr(ModulePass):
             if not members:
                 continue
             spec = space_spec(arch, space)
-            requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed, buffers[i].live.first_use) for i in members]
-            below = align_up(base.get(space, 0), spec.alignment)
-            if below:  # what the callers hold across their calls: reserved for the whole function
-                requests.append(Request(held_below, below, 0, len(liveness.ops) - 1, 0, 0))
-            if pipe_aware and any(buffers[i].fixed is None for i in members):
-                placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
+            requests, below, placement, tier, first_need = self._place_space(space, members, buffers, liveness, base, facts, arch)
+            if tier is not None:
                 memory.sharing[space] = tier.value
                 if tier is not Tier.FREE and placement.footprint <= spec.capacity:  # else the overflow error says it all
                     diagnostics.emit_remark(
@@ -243,7 +243,6 @@ class AllocateMemoryAddr(ModulePass):
                         f"{tier.describe()} ({placement.footprint} bytes)",
                     )
             else:
-                placement = place(requests, spec.alignment, self.reuse)
                 memory.sharing[space] = Tier.ANY.value if self.reuse else "none"
             peak = live_peak(requests, spec.alignment)
             placements[space] = placement
@@ -316,6 +315,102 @@ class AllocateMemoryAddr(ModulePass):
             for space, height in heights.items():
                 mine[space] = max(mine.get(space, 0), height)
         return held if ok else None
+
+    def _place_space(self, space: str, members: list[int], buffers: list[_Buffer], liveness: FunctionLiveness, base: dict[str, int], facts, arch: str):
+        """The placement of one space's buffers (`members`, indices into
+        `buffers`) above what the callers hold (`base`): (requests, the bytes
+        reserved below, placement, the sharing tier or None when sharing was
+        not pipe-aware, the bytes the FREE tier needs)."""
+        spec = space_spec(arch, space)
+        requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed, buffers[i].live.first_use) for i in members]
+        below = align_up(base.get(space, 0), spec.alignment)
+        if below:  # what the callers hold across their calls: reserved for the whole function
+            requests.append(Request(len(buffers), below, 0, len(liveness.ops) - 1, 0, 0))
+        if self.reuse and self.pipe_aware and any(buffers[i].fixed is None for i in members):
+            placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
+            return requests, below, placement, tier, first_need
+        return requests, below, place(requests, spec.alignment, self.reuse), None, 0
+
+    def _footprint(self, func: ir.Operation, arch: str, base: dict[str, int], tmps=None) -> tuple:
+        """A placement of `func` without changing it or saying anything:
+        (liveness, buffers, per space its placement)."""
+        pipe_aware = self.reuse and self.pipe_aware
+        liveness = function_liveness(func, keep_uses=pipe_aware)
+        buffers = self._buffers(liveness, arch, tmps)
+        facts = []
+        if pipe_aware:
+            per_range = share_facts(liveness)
+            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS]
+        placements = {}
+        for space in SPACES:
+            members = [i for i, b in enumerate(buffers) if b.space == space and not b.dynamic]
+            if members:
+                placements[space] = self._place_space(space, members, buffers, liveness, base, facts, arch)[2]
+        return liveness, buffers, placements
+
+    def _degrade(
+        self, run: PassRun, func: ir.Operation, arch: str, base: dict[str, int], tmps: dict[ir.Operation, str], graph: CallGraph, needs: dict
+    ) -> None:
+        """Lower the slot count of the iteration-local multi-tile regions of
+        `func` (docs/passes.md, `degrade`) while a space overflows, here or
+        in a function it calls above what it holds at the call (`needs`
+        caches what each callee takes on its own): each step takes one slot
+        from the region that frees the most bytes of the space most over,
+        and says so at its loop."""
+        name = ir.StringAttr(func.attributes["sym_name"]).value
+        tried: set = set()
+        while True:
+            liveness, buffers, placements = self._footprint(func, arch, base, tmps)
+            over: dict[str, int] = {}
+            at: dict[str, int] = {}  # where a space is over: a call's point, -1 everywhere
+            for space, placement in placements.items():
+                if placement.footprint > space_spec(arch, space).capacity:
+                    over[space], at[space] = placement.footprint, -1
+            for point in liveness.calls:
+                call = liveness.ops[point]
+                callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value if call.name == "func.call" else None
+                if callee is None or callee not in graph.calls or graph.recursive(name, callee):
+                    continue
+                if callee not in needs:
+                    needs[callee] = {s: p.footprint for s, p in self._footprint(graph.functions[callee], arch, {})[2].items()}
+                for space, need in needs[callee].items():
+                    placement = placements.get(space)
+                    height = base.get(space, 0)
+                    if placement is not None:
+                        for i, b in enumerate(buffers):
+                            if b.space == space and b.live.start <= point <= b.live.end and i in placement.addrs:
+                                height = max(height, placement.addrs[i] + b.size)
+                    total = height + need
+                    if total > space_spec(arch, space).capacity and total > over.get(space, 0):
+                        over[space], at[space] = total, point
+            if not over:
+                return
+            candidates = [
+                b
+                for b in buffers
+                if b.space in over
+                and b.fixed is None
+                and isinstance(buffer_type(b.type), MultiTileBufType)
+                and (at[b.space] < 0 or b.live.start <= at[b.space] <= b.live.end)
+            ]
+            step = None
+            for b in sorted(candidates, key=lambda b: (-over[b.space], -b.size // buffer_type(b.type).count)):
+                if b.alloc in tried:
+                    continue
+                step = slot_depth.lower_by_one(b.alloc, space_spec(arch, b.space).alignment)
+                if step is not None:
+                    break
+                tried.add(b.alloc)
+            if step is None:
+                return  # nothing more to lower: the overflow error follows
+            capacity = space_spec(arch, step.space).capacity
+            text = (
+                f"pipeline loop's multi-tile buffer of {step.slot_type} lowered from {step.before} to {step.after} "
+                f"slot{'s' if step.after != 1 else ''}: \"{step.space}\" in @{name} needed {over[step.space]} bytes, more than its "
+                f"{capacity} on {arch}; this frees {step.freed} bytes{step.cycles_text}"
+            )
+            diagnostics.emit_remark(step.loop.location, text)
+            run.report.degraded.append(text)
 
     @staticmethod
     def _place_pipe_aware(requests: list[Request], alignment: int, capacity: int, facts) -> tuple[Placement, Tier, int]:

@@ -42,6 +42,7 @@ class _Tile:
     reason: str = ""  # why it is not multi-buffered; "" when eligible
     operands: AllocOperands = AllocOperands()
     uses: list | None = None  # (owner op, operand number) of each use, read once
+    carried: bool = False  # loop-carried through memory: one buffer, live through the whole loop
 
     @property
     def space(self) -> str:
@@ -405,12 +406,14 @@ class _Conversion:
                     undecided.append(t.value)
             elif verdict is not None:
                 t.reason = f"it is loop-carried through memory: {verdict.reason}"
+                t.carried = True
         if undecided:
             carried = loop_carried_buffers(loop, undecided, verdicts, self.extents)
             for t in tiles:
                 why = carried.get(t.value)
                 if why is not None and not t.reason:
                     t.reason = f"it is loop-carried through memory: {why.reason}"
+                    t.carried = True
         return tiles
 
     def direct_tile(self, alloc: ir.Operation, loop: ir.Operation) -> _Tile:
@@ -464,11 +467,14 @@ class _Conversion:
                 position[op] = index
                 stack.extend(inner.operation for region in op.regions for block in region.blocks for inner in block.operations)
         events: dict[str, list[tuple[int, int]]] = {}
+        last = len(body.operations)
         for t in single:
             start = end = position.get(t.alloc, 0)
             for value in buffer_values(t.alloc):
                 for use in value.uses:
                     end = max(end, position.get(use.owner.operation, len(position)))
+            if t.carried:  # what one iteration leaves, the next reads: live through the loop (liveness.py)
+                start, end = 0, last
             size = self.memory.buffer_bytes(t.value.type)
             events.setdefault(t.space, []).extend(((start, size), (end + 1, -size)))
         for op, tile, size in tmps:

@@ -90,5 +90,5 @@ class PtoPipeline(ModulePass):
             )
         passes.append(get_pass_class("pto-lower-pipeline-loops")(arch=self.arch))
         if self.allocate:
-            passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch))
+            passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch, degrade=True))
         return passes

@@ -106,6 +106,9 @@ class PipelineReport:
     loops: list[LoopDecision] = field(default_factory=list)
     memory: list[FunctionMemory] = field(default_factory=list)
     switch: list[SwitchDecision] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+    """Each slot the allocator took from a multi-tile buffer so that a space
+    fits (`pto-allocate-memory-addr{degrade=true}`, which pto-pipeline runs)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -72,6 +72,9 @@ What varies, per kernel:
   nested loop of no trip or one or two whose bounds a reading with the
   other sign sees otherwise (`carried_nested`): loop-carried exactly when
   the nested loop runs none;
+- a tile so big, written before the pipeline loop and stored after it,
+  that the kernel fits its vec space unpipelined but not with the loop's
+  stages of its tiles (`tight_space`: the passes must lower the depth);
 - views made early and read after later ops (their buffers must stay
   live); a second pipeline loop after the first, over the same blocks,
   sometimes reading what the first stored; matmul over M rows ending in a
@@ -927,6 +930,7 @@ class _Generator:
         if loop.iv_type != "index":
             header += f" : {loop.iv_type}"
         loop_at = len(b.lines)
+        bytes_before = b.vec_bytes
         b.open(header + " {")
         b.factor = loop.stages if placement != "inner" else 1
         scope = _Scope(self.block_index(loop), b.const(0))
@@ -943,7 +947,11 @@ class _Generator:
             b.emit("scf.yield " + ", ".join(yields[n] for n, _, _ in iter_args) + " : " + ", ".join(t for _, _, t in iter_args))
         stages = f" {{pto.pipeline_stages = {loop.stages} : i64}}" if placement != "inner" else ""
         b.close("}" + stages)
+        per_copy = (b.vec_bytes - bytes_before) // max(b.factor, 1)
+        b.factor = 1
         b.lines[loop_at:loop_at] = self.multi_tiles
+        if rng.random() < 0.12:
+            self.tight_space(loop_at, bytes_before, per_copy)
         if rng.random() < 0.3:
             self.second_loop()
         # after the loop
@@ -970,6 +978,32 @@ class _Generator:
             lines += helper
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def tight_space(self, loop_at: int, before: int, per_copy: int) -> None:
+        """A tile written before the pipeline loop and stored after it, so
+        big that the kernel fits its vec space unpipelined but not with the
+        loop's stages of its tiles (issue 22: the passes must lower the depth
+        instead of overflowing). `before` is the vec bytes of the tiles from
+        before the loop, `per_copy` those one iteration allocates (an upper
+        bound: with no two sharing bytes)."""
+        b = self.b
+        if self.loop.stages < 2 or per_copy < 4096 or "user_addr" in b.features or self.user_multi:
+            return
+        capacity = 253952 if self.arch == "a5" else 196608  # CONTRACT 1.3
+        cols = 64
+        rows = (capacity - before - per_copy - 2048) // (cols * 4)
+        if rows < 8:
+            return
+        t = TileT("vec", rows, cols, "f32")
+        start = len(b.lines)
+        big = b.alloc(t, in_loop=False)
+        g = b.tensor("big", "f32", rows, cols)
+        b.tload(g, b.const(0), b.const(0), big)
+        lines = b.lines[start:]
+        del b.lines[start:]
+        b.lines[loop_at:loop_at] = lines
+        b.tstore(big, g, b.const(0), b.const(0))
+        b.features.add("tight_space")
 
     def second_loop(self) -> None:
         """A second pipeline loop after the first (PyPTO kernels have several):
