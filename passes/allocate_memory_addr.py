@@ -105,7 +105,17 @@ class AllocateMemoryAddr(ModulePass):
     time (nothing could keep them clear of it), else a remark (it is not
     counted in the usage). A space whose buffers need more than its
     capacity is an error on the function naming the space, the bytes
-    required and available, and the buffers live at the peak.
+    required and available, and the buffers live at the peak. With
+    `degrade=true` (what pto-pipeline runs, so that a kernel that fits
+    unpipelined never fails pipelined) the pass first takes slots, one at a
+    time, from the multi-tile buffers whose iterations do not depend on each
+    other (each used at `x mod N` in the loop that computes x, and
+    iteration-local there: fewer slots change when iterations may overlap,
+    never what they compute), the one freeing most bytes of the space most
+    over first, down to a plain tile; a remark at the loop gives the bytes
+    each step frees and the modelled cycles per iteration before and after.
+    A callee that would not fit above what its caller holds at the call
+    counts as the caller's overflow.
 
     Ops whose target implementation needs scratch and that ptoas requires
     to carry a `tmp` at level3 (it cannot make one there: the addresses
