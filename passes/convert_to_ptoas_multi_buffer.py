@@ -163,6 +163,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         "uniform: every eligible tile gets N slots; model: each its own count in [1, N], chosen by the pipe model",
         choices=("uniform", "model"),
     )
+    replan: bool = option(False, "first drop the constant addresses PyPTO planned, keeping its aliases as views (pto-replan)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
@@ -170,6 +171,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
+        if self.replan:
+            from ..replan import replan_module  # here: only replan=true needs it
+
+            replan_module(module, run)
+            # The rewrite below may erase allocs replan made: the check after
+            # the pass looks at the whole module instead of a list of ops.
+            run.changed_ops = None
         conversion = _Conversion(self, run, arch, module.context)
         patterns = RewritePatternSet()
         patterns.add("scf.for", lambda op, rewriter: conversion.convert_loop(op.operation))

@@ -72,6 +72,7 @@ class PtoPipeline(ModulePass):
     slots: str = option(
         "uniform", "the conversion's slots option: uniform (N slots per tile) or model (each tile its own count)", choices=("uniform", "model")
     )
+    replan: bool = option(False, "first drop the constant addresses PyPTO planned, keeping its aliases as views (also with the switch off)")
 
     def expand(self, pipeline) -> list[ModulePass]:
         switch = resolve_switch(self.use_ptoas_multi_buffer, pipeline.settings)
@@ -81,7 +82,9 @@ class PtoPipeline(ModulePass):
             pipeline.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
         passes: list[ModulePass] = []
         if switch.value:
-            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots))
+            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots, replan=self.replan))
+        elif self.replan:
+            passes.append(get_pass_class("pto-replan")())
         passes.append(get_pass_class("pto-lower-pipeline-loops")())
         if self.allocate:
             passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch))
