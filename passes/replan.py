@@ -24,12 +24,12 @@ class PtoReplan(ModulePass):
     one `pto.alloc_tile` without `addr`, placed where it dominates every
     member, and each other member the buffer itself (the same type), a
     `pto.treshape` of it (the same bytes as another type of the same byte
-    size) or a `pto.subview` of its rows or columns (then a `treshape` when
-    the type differs). A class that cannot be written so keeps its
-    addresses, with a remark naming why: tiles that overlap without one
-    holding all the others, a member whose bytes are no window of the
-    buffer (boxed layouts, a partial row span), a dynamic valid shape in a
-    class of several tiles. So does every tile of a space the function
+    size) or a `pto.subview` of its rows or columns (of the buffer's own
+    type but for the shape: ptoas rejects a treshape of a subview). A class
+    that cannot be written so keeps its addresses, with a remark naming
+    why: tiles that overlap without one holding all the others, a member
+    whose bytes are no window of the buffer (boxed layouts, a partial row
+    span, another type), a dynamic valid shape in a class of several tiles. So does every tile of a space the function
     reserves bytes of by other means (`pto.reserve_buffer`, tiles a
     `pto.tpop_*` gives) or where an `addr` is not a constant, every class
     whose tiles flow through `scf.for` iter_args or `scf.yield`, and every

@@ -30,7 +30,7 @@ innermost block holding every member, before the first of them, so that
 it dominates them all; each other member is the root itself (the same
 type), a `pto.treshape` of it (the same bytes as another type, which
 ptoas's verifier accepts only at equal byte size), or a `pto.subview` of
-its rows or columns (then a `treshape` when the type differs). A class
+its rows or columns (ptoas rejects a treshape of a subview). A class
 that cannot be expressed so keeps its addresses, with a remark saying
 why; so does every tile of a space the function reserves bytes of by other
 means (`pto.reserve_buffer`, tiles a `pto.tpop_*` gives) or where an
@@ -56,7 +56,7 @@ from .loop_index import static_trip_count
 from .regions import Geometry, ValidExtents, may_write, op_regions, plain_strides, view_geometry
 from .report import ReplanDecision
 from .targets import space_spec
-from .types import TileBufType, TypeBuilder, buffer_type, tile_type
+from .types import TileBufType, buffer_type, tile_type
 
 Interval = tuple[int, int]
 
@@ -88,15 +88,13 @@ class Member:
 class _View:
     """How a member is expressed from its class's root: `kind` is "root"
     (the root itself), "same" (the root's value), "treshape", or "subview"
-    (elements [row, row + rows) x [col, col + cols) of the root, then a
-    treshape when `retype`)."""
+    (elements [row, row + rows) x [col, col + cols) of the root)."""
 
     kind: str
     row: int = 0
     col: int = 0
     rows: int = 0
     cols: int = 0
-    retype: bool = False
 
 
 @dataclass
@@ -125,7 +123,7 @@ def _space_of_reserve(op: ir.Operation) -> str | None:
         return None
     text = str(op.attributes["location"])
     start = text.find("<")
-    return text[start + 1 : text.rfind(">")].strip() if start >= 0 else None
+    return text[start + 1 : text.rfind(">")].strip().strip('"') if start >= 0 else None
 
 
 def _called_or_calling(module: ir.Operation) -> set[str]:
@@ -146,10 +144,9 @@ def _called_or_calling(module: ir.Operation) -> set[str]:
 class _FunctionReplan:
     """Re-planning one function."""
 
-    def __init__(self, func: ir.Operation, run, types: TypeBuilder, decisions: list[ReplanDecision]) -> None:
+    def __init__(self, func: ir.Operation, run, decisions: list[ReplanDecision]) -> None:
         self.func = func
         self.run = run
-        self.types = types
         self.decisions = decisions
         self.constants = ConstantInts()
         self.extents = ValidExtents(self.constants)
@@ -173,16 +170,16 @@ class _FunctionReplan:
                 known = self.constants(addr)
                 region = buffer_type(op.results[0].type)
                 if known is None:
-                    self.space_reasons.setdefault(region.loc, f"a 'pto.alloc_multi_tile' at {location_text(op.location)} has an addr that is not a constant")
+                    self.space_reasons.setdefault(region.loc, f"a 'pto.alloc_multi_tile' of \"{region.loc}\" has an addr that is not a constant, so it may share bytes with any tile")
                 else:
                     # Alignments are the same on every target (docs/dialect.md, "Memory spaces").
                     size = region.region_bytes(space_spec("a2a3", region.loc).alignment)
-                    self.fixed_regions.append((region.loc, (known, known + size), f"the multi-tile region at addr {known} ({location_text(op.location)})"))
+                    self.fixed_regions.append((region.loc, (known, known + size), f"the multi-tile region at addr {known}"))
             elif name == "pto.reserve_buffer":
                 space = _space_of_reserve(op)
                 if space:
                     self.space_reasons.setdefault(
-                        space, f"the function reserves bytes of \"{space}\" with 'pto.reserve_buffer' ({location_text(op.location)}), which the allocator does not keep clear"
+                        space, f"the function reserves bytes of \"{space}\" with 'pto.reserve_buffer', which the allocator does not keep clear"
                     )
             elif name not in VIEW_OPS and name.startswith("pto."):
                 for result in op.results:
@@ -190,7 +187,7 @@ class _FunctionReplan:
                     if tile is not None:
                         self.space_reasons.setdefault(
                             tile.loc,
-                            f"'{op_display_name(name)}' ({location_text(op.location)}) gives a tile in bytes of \"{tile.loc}\" that no alloc names",
+                            f"'{op_display_name(name)}' gives a tile in bytes of \"{tile.loc}\" that no alloc names",
                         )
 
     def collect_alloc(self, op: ir.Operation, point: int) -> None:
@@ -203,7 +200,7 @@ class _FunctionReplan:
             return
         known = self.constants(addr)
         if known is None:
-            self.space_reasons.setdefault(tile.loc, f"the tile at {location_text(op.location)} has an addr that is not a constant, so it may share bytes with any tile")
+            self.space_reasons.setdefault(tile.loc, f"a tile of \"{tile.loc}\" has an addr that is not a constant, so it may share bytes with any tile")
             return
         self.members.append(Member(op, value, tile, known, len(self.members), point))
 
@@ -252,7 +249,7 @@ class _FunctionReplan:
             while work:
                 value, geometry = work.pop()
                 if len(forward_aliases(value)) > 1:
-                    return f"the tile at {location_text(m.alloc.location)} flows through scf.for iter_args, scf.yield or scf.if results"
+                    return f"the tile {m.describe()} flows through scf.for iter_args, scf.yield or scf.if results"
                 found.append((value, m, geometry))
                 for use in value.uses:
                     owner = use.owner.operation
@@ -391,7 +388,7 @@ class _FunctionReplan:
         dynamic = next((m for m in members if any(m.tile.dynamic_valid)), None)
         if dynamic is not None:
             cls.reason = (
-                f"the tile at {location_text(dynamic.alloc.location)} has a dynamic valid shape, which a view of another "
+                f"the tile {dynamic.describe()} has a dynamic valid shape, which a view of another "
                 f"tile of its alias class cannot take from its alloc's operands"
             )
             return cls
@@ -410,7 +407,7 @@ class _FunctionReplan:
                 continue
             view, why = _view_of(root, m)
             if view is None:
-                cls.reason = f"the tile at {location_text(m.alloc.location)} ({m.describe()}) cannot be a view of {root.describe()}: {why}"
+                cls.reason = f"the tile {m.describe()} cannot be a view of {root.describe()}: {why}"
                 return cls
             cls.views[m.index] = view
         anchor, why = _anchor(members)
@@ -441,18 +438,16 @@ class _FunctionReplan:
             if view.kind in ("root", "same"):
                 m.value.replace_all_uses_with(value)
             else:
-                made = self.build_view(value, root, m, view)
+                made = self.build_view(value, m, view)
                 m.value.replace_all_uses_with(made)
             m.alloc.erase()
         for addr in old_addrs:
             if addr is not None and not list(addr.uses) and not isinstance(addr, ir.BlockArgument) and addr.owner.name == "arith.constant":
                 addr.owner.erase()
 
-    def build_view(self, root_value: ir.Value, root: Member, m: Member, view: _View) -> ir.Value:
+    def build_view(self, root_value: ir.Value, m: Member, view: _View) -> ir.Value:
         ip = ir.InsertionPoint(m.alloc)
         loc = m.alloc.location
-        source = root_value
-        source_tile = root.tile
         if view.kind == "subview":
             index = ir.IndexType.get()
             i64 = ir.IntegerType.get_signless(64)
@@ -460,15 +455,10 @@ class _FunctionReplan:
                 ir.Operation.create("arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, v)}, loc=loc, ip=ip).result
                 for v in (view.row, view.col)
             ]
-            window = TileBufType(
-                source_tile.loc, view.rows, view.cols, source_tile.dtype, view.rows, view.cols,
-                source_tile.blayout, source_tile.slayout, source_tile.fractal, source_tile.pad, source_tile.compact,
-            )
-            window_type = m.value.type if not view.retype else self.types.get(window)
-            sub = ir.Operation.create(
+            made = ir.Operation.create(
                 "pto.subview",
-                results=[window_type],
-                operands=[source, *offsets],
+                results=[m.value.type],
+                operands=[root_value, *offsets],
                 attributes={
                     "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 2, 0, 0]),
                     "sizes": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, view.rows), ir.IntegerAttr.get(i64, view.cols)]),
@@ -476,13 +466,10 @@ class _FunctionReplan:
                 loc=loc,
                 ip=ip,
             )
-            self.run.changed(sub)
-            source = sub.results[0]
-            if not view.retype:
-                return source
-        reshape = ir.Operation.create("pto.treshape", results=[m.value.type], operands=[source], loc=loc, ip=ip)
-        self.run.changed(reshape)
-        return reshape.results[0]
+        else:
+            made = ir.Operation.create("pto.treshape", results=[m.value.type], operands=[root_value], loc=loc, ip=ip)
+        self.run.changed(made)
+        return made.results[0]
 
     # --- the whole function ------------------------------------------------------------
 
@@ -543,11 +530,14 @@ def _view_of(root: Member, m: Member) -> tuple[_View | None, str]:
         r, c, rows, cols = (line, 0, k, root.tile.cols) if cs == size else (0, line, root.tile.rows, k)
     else:
         return None, f"its bytes [{offset}, {offset + length}) of the tile are not whole {'rows' if cs == size else 'columns'} or part of one"
-    window = TileBufType(root.tile.loc, rows, cols, root.tile.dtype, rows, cols, root.tile.blayout, root.tile.slayout, root.tile.fractal, root.tile.pad, root.tile.compact)
-    retype = window != m.tile
-    if retype and window.nbytes != m.tile.nbytes:
-        return None, "no window of it has its byte size"
-    return _View("subview", r, c, rows, cols, retype), ""
+    t = root.tile
+    window = TileBufType(t.loc, rows, cols, t.dtype, rows, cols, t.blayout, t.slayout, t.fractal, t.pad, t.compact)
+    if window != m.tile:
+        # ptoas's passes give a subview its source's shape with a smaller
+        # valid region, so a treshape of it to another type no longer has
+        # the byte size ptoas's treshape verifier requires.
+        return None, f"it is {m.tile.ptoas()}, not the window {window.ptoas()} a pto.subview gives, and ptoas rejects a treshape of a subview"
+    return _View("subview", r, c, rows, cols), ""
 
 
 def _blocks_up(op: ir.Operation) -> list[ir.Block]:
@@ -666,14 +656,14 @@ def replan_module(module: ir.Operation, run) -> list[ReplanDecision]:
     """Drop the constant addresses of a module's tiles, keeping their
     aliases as views of one buffer (module docstring); returns the decisions."""
     decisions: list[ReplanDecision] = []
-    types = TypeBuilder(module.context)
     linked = _called_or_calling(module)
-    for op in walk_ops(module):
-        if op.name != "func.func" or not len(op.regions) or not len(op.regions[0].blocks):
+    functions = [op for op in walk_ops(module) if op.name == "func.func"]  # before any op is erased
+    for op in functions:
+        if not len(op.regions) or not len(op.regions[0].blocks):
             continue
         name = ir.StringAttr(op.attributes["sym_name"]).value
         reason = f"'{name}' calls or is called by another function, whose tiles its addresses may share bytes with" if name in linked else ""
-        _FunctionReplan(op, run, types, decisions).replan(reason)
+        _FunctionReplan(op, run, decisions).replan(reason)
     run.report.replan.extend(decisions)
     return decisions
 
