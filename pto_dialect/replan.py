@@ -170,7 +170,8 @@ class _FunctionReplan:
                 known = self.constants(addr)
                 region = buffer_type(op.results[0].type)
                 if known is None:
-                    self.space_reasons.setdefault(region.loc, f"a 'pto.alloc_multi_tile' of \"{region.loc}\" has an addr that is not a constant, so it may share bytes with any tile")
+                    why = f"a 'pto.alloc_multi_tile' of \"{region.loc}\" has an addr that is not a constant, so it may share bytes with any tile"
+                    self.space_reasons.setdefault(region.loc, why)
                 else:
                     # Alignments are the same on every target (docs/dialect.md, "Memory spaces").
                     size = region.region_bytes(space_spec("a2a3", region.loc).alignment)
