@@ -132,6 +132,15 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
     (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
 
+    With `replan=true`, the pass first drops the constant `addr` PyPTO gave
+    every tile (what `pto-replan` does): tiles at overlapping bytes through
+    which data flows become one unaddressed buffer and views of it
+    (`pto.treshape`, `pto.subview`), a scratch PyPTO reused across lifetimes
+    becomes separate buffers, and what cannot be expressed so keeps its
+    addresses with a remark. The loops are then converted as if PyPTO had
+    left the tiles unaddressed; the result computes what the addressed
+    kernel computed.
+
     With `slots=model`, each eligible tile gets its own slot count in
     [1, N], chosen with the static pipe schedule (the costs and dependence
     rules of `pto-run --cycles`, docs/tools.md): a tile only one pipe

@@ -43,6 +43,11 @@ class PtoPipeline(ModulePass):
     converted loops are at `pto.pipeline_stages = 1`, so only the loops the
     conversion declined are replicated; with it off, every pipeline loop is.
 
+    With `replan=true`, PyPTO's constant tile addresses are dropped first,
+    keeping its aliases as views (`pto-replan`): with the switch on, by
+    the conversion's `replan`, with it off, by `pto-replan` before the
+    replication, so both paths plan the kernel again.
+
     The switch resolves as: the `use-ptoas-multi-buffer` option if given,
     else `pto-opt --use-ptoas-multi-buffer[=bool]` or the Python keyword
     `use_ptoas_multi_buffer=`, else the environment variable
