@@ -154,6 +154,7 @@ class _FunctionReplan:
         self.space_reasons: dict[str, str] = {}
         self.fixed_regions: list[tuple[str, Interval, str]] = []  # (space, bytes, what) of addressed multi-tile regions
         self.points: dict[ir.Operation, int] = {}
+        self.resized: set[int] = set()  # members a pto.set_validshape resizes (through themselves or a view)
 
     # --- what the function holds --------------------------------------------------
 
@@ -261,6 +262,8 @@ class _FunctionReplan:
                         work.append((owner.results[0], view))
         for value, m, geometry in found:
             naming.setdefault(value, []).append((m, geometry))
+            if any(use.owner.name == "pto.set_validshape" for use in value.uses):
+                self.resized.add(m.index)
         return ""
 
     # --- the data flow -------------------------------------------------------------------
@@ -391,6 +394,13 @@ class _FunctionReplan:
             cls.reason = (
                 f"the tile {dynamic.describe()} has a dynamic valid shape, which a view of another "
                 f"tile of its alias class cannot take from its alloc's operands"
+            )
+            return cls
+        resized_member = next((m for m in members if m.index in self.resized), None)
+        if resized_member is not None:
+            cls.reason = (
+                f"the tile {resized_member.describe()} is resized by pto.set_validshape, which would resize every "
+                f"tile of its alias class once they are one buffer"
             )
             return cls
         lo, hi = min(m.addr for m in members), max(m.end for m in members)
