@@ -364,14 +364,12 @@ class _FunctionReplan:
                 return i
 
             for reader, bits in reached.items():
-                writer = 0
-                while bits:
-                    if bits & 1:
-                        a, b = find(reader), find(writer)
-                        if a != b:
-                            parent[max(a, b)] = min(a, b)
-                    bits >>= 1
-                    writer += 1
+                while bits:  # each set bit: a member whose write reaches the reader
+                    low = bits & -bits
+                    bits ^= low
+                    a, b = find(reader), find(low.bit_length() - 1)
+                    if a != b:
+                        parent[max(a, b)] = min(a, b)
             for group in planned:
                 by_root: dict[int, list[Member]] = {}
                 for m in group:
