@@ -505,9 +505,11 @@ class _FunctionReplan:
             kept = sum(len(c.members) for c in classes if c.reason)
             planned = [c for c in classes if not c.reason]
             tiles = sum(len(c.members) for c in planned)
+            views = sum(1 for c in planned for v in c.views.values() if v.kind in ("treshape", "subview"))
             diagnostics.emit_remark(
                 self.func.location,
-                f"replan: {tiles} addressed tile(s) re-planned as {len(planned)} buffer(s); {kept} keep their addresses",
+                f"replan: {tiles} addressed tile(s) re-planned as {len(planned)} buffer(s) and {views} view(s) of them; "
+                f"{kept} keep their addresses",
             )
 
 
