@@ -159,6 +159,10 @@ class _FunctionReplan:
     # --- what the function holds --------------------------------------------------
 
     def collect(self) -> None:
+        for argument in self.func.regions[0].blocks[0].arguments:
+            tile = tile_type(argument.type)
+            if tile is not None:
+                self.space_reasons.setdefault(tile.loc, f"the function takes a tile of \"{tile.loc}\" as an argument, whose bytes it does not know")
         for point, op in enumerate(walk_ops(self.func)):
             self.points[op] = point
             name = op.name
@@ -601,14 +605,20 @@ class _Flow:
                 bits |= state[a]
             if bits:
                 reached[member] = reached.get(member, 0) | bits
-        for member, atoms in acc.may:
+        if acc.must:
+            # What the op surely writes replaces what was there; where two of
+            # its operands overlap, either may be what stays.
+            written: dict[int, int] = {}
+            for member, atoms in acc.must:
+                bit = 1 << member
+                for a in atoms:
+                    written[a] = written.get(a, 0) | bit
+            for a, bits in written.items():
+                state[a] = bits
+        for member, atoms in acc.may:  # after: a write it may also make through another operand stays possible
             bit = 1 << member
             for a in atoms:
                 state[a] |= bit
-        for member, atoms in acc.must:
-            bit = 1 << member
-            for a in atoms:
-                state[a] = bit
 
     def block(self, block: ir.Block, state: list[int]) -> trampoline.Nested:
         table, touched = self.table, self.touched
