@@ -393,11 +393,7 @@ class _FunctionReplan:
             return cls
         dynamic = next((m for m in members if any(m.tile.dynamic_valid)), None)
         if dynamic is not None:
-            cls.reason = (
-                f"the tile {dynamic.describe()} has a dynamic valid shape, which a view of another "
-                f"tile of its alias class cannot take from its alloc's operands"
-            )
-            return cls
+            return self.express_dynamic(cls, dynamic)
         resized_member = next((m for m in members if m.index in self.resized), None)
         if resized_member is not None:
             cls.reason = (
@@ -428,6 +424,34 @@ class _FunctionReplan:
             cls.reason = why
             return cls
         cls.anchor = anchor
+        return cls
+
+    def express_dynamic(self, cls: AliasClass, dynamic: Member) -> AliasClass:
+        """A class with a dynamic valid shape is one buffer only when every
+        member is the same tile (type, address and valid operands: a
+        renamed buffer) and those operands are defined where the buffer goes."""
+        members = cls.members
+        first = members[0]
+        valid = alloc_operands(first.alloc).valid
+        if any(m.tile != first.tile or m.addr != first.addr or alloc_operands(m.alloc).valid != valid for m in members):
+            cls.reason = (
+                f"the tile {dynamic.describe()} has a dynamic valid shape, which a view of another "
+                f"tile of its alias class cannot take from its alloc's operands"
+            )
+            return cls
+        if any(m.index in self.resized for m in members):
+            cls.reason = f"the tile {first.describe()} is resized by pto.set_validshape, which would resize every tile of its alias class"
+            return cls
+        anchor, why = _anchor(members)
+        if anchor is None or not all(_dominates(v, anchor) for v in valid):
+            cls.reason = why or (
+                f"the valid shape operands of {first.describe()} are defined after the place where one buffer for all of its alias class would go"
+            )
+            return cls
+        cls.root = first
+        cls.anchor = anchor
+        for m in members:
+            cls.views[m.index] = _View("root" if m is first else "same")
         return cls
 
     # --- rewriting -----------------------------------------------------------------------
@@ -580,6 +604,19 @@ def _anchor(members: list[Member]) -> tuple[ir.Operation | None, str]:
     while op.block != common:
         op = op.parent
     return op, ""
+
+
+def _dominates(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether `value` is defined before `op` in `op`'s block or a block around it."""
+    while op is not None and op.name != "func.func":
+        block = op.block
+        if isinstance(value, ir.BlockArgument):
+            if value.owner == block:
+                return True
+        elif value.owner.operation.block == block:
+            return value.owner.operation.is_before_in_block(op)
+        op = op.parent
+    return isinstance(value, ir.BlockArgument) and op is not None and value.owner == op.regions[0].blocks[0]
 
 
 class _Flow:
