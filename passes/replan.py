@@ -29,11 +29,14 @@ class PtoReplan(ModulePass):
     that cannot be written so keeps its addresses, with a remark naming
     why: tiles that overlap without one holding all the others, a member
     whose bytes are no window of the buffer (boxed layouts, a partial row
-    span, another type), a dynamic valid shape in a class of several tiles. So does every tile of a space the function
-    reserves bytes of by other means (`pto.reserve_buffer`, tiles a
-    `pto.tpop_*` gives) or where an `addr` is not a constant, every class
-    whose tiles flow through `scf.for` iter_args or `scf.yield`, and every
-    function that calls or is called (its bytes may meet the other
+    span, another type), a dynamic valid shape where a view would be needed
+    (a renamed buffer of one type, address and valid operands is fine), a
+    tile `pto.set_validshape` resizes. So does every tile of a space the
+    function reserves bytes of by other means (`pto.reserve_buffer`, tiles a
+    `pto.tpop_*` gives, a tile argument) or where an `addr` is not a
+    constant, every class whose tiles flow through `scf.for` iter_args or
+    `scf.yield`, and every function that calls or is called (its bytes may
+    meet the other
     function's). The decisions are in the pass report (`replan`), and
     `--verbose` adds a remark per function with the counts.
 
