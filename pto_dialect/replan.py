@@ -127,10 +127,14 @@ def _space_of_reserve(op: ir.Operation) -> str | None:
 
 
 def _called_or_calling(module: ir.Operation) -> set[str]:
-    """The names of the functions that call or are called by a `func.call`."""
+    """The names of the functions that call or are called by a `func.call`
+    (every function, when a `func.call_indirect` may call any)."""
     names: set[str] = set()
-    for op in walk_ops(module):
-        if op.name in ("func.call", "func.call_indirect"):
+    ops = walk_ops(module)
+    if any(op.name == "func.call_indirect" for op in ops):
+        return {ir.StringAttr(op.attributes["sym_name"]).value for op in ops if op.name == "func.func"}
+    for op in ops:
+        if op.name == "func.call":
             parent = op.parent
             while parent is not None and parent.name != "func.func":
                 parent = parent.parent
@@ -153,7 +157,6 @@ class _FunctionReplan:
         self.members: list[Member] = []
         self.space_reasons: dict[str, str] = {}
         self.fixed_regions: list[tuple[str, Interval, str]] = []  # (space, bytes, what) of addressed multi-tile regions
-        self.points: dict[ir.Operation, int] = {}
         self.resized: set[int] = set()  # members a pto.set_validshape resizes (through themselves or a view)
 
     # --- what the function holds --------------------------------------------------
@@ -164,7 +167,6 @@ class _FunctionReplan:
             if tile is not None:
                 self.space_reasons.setdefault(tile.loc, f"the function takes a tile of \"{tile.loc}\" as an argument, whose bytes it does not know")
         for point, op in enumerate(walk_ops(self.func)):
-            self.points[op] = point
             name = op.name
             if name == "pto.alloc_tile":
                 self.collect_alloc(op, point)
