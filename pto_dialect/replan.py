@@ -104,6 +104,7 @@ class AliasClass:
     views: dict[int, _View] = field(default_factory=dict)  # member index -> its view
     anchor: ir.Operation | None = None  # where the root goes (before it)
     reason: str = ""  # why it keeps its addresses ("" when it is re-planned)
+    scope: str = "of its alias class"  # what its members are: kept before classes were told apart, the tiles at overlapping bytes or of the function
 
 
 @dataclass
@@ -356,7 +357,7 @@ class _FunctionReplan:
         for group in groups:
             reason = self.group_reason(group) or self.name_values(group, naming)
             if reason:
-                out.append(AliasClass(sorted(group, key=lambda m: m.order), reason=reason))
+                out.append(AliasClass(sorted(group, key=lambda m: m.order), reason=reason, scope="at overlapping bytes"))
             else:
                 planned.append(group)
         if planned:
@@ -515,7 +516,7 @@ class _FunctionReplan:
     def replan(self, function_reason: str) -> None:
         if function_reason:
             self.collect()
-            classes = [AliasClass(sorted(self.members, key=lambda m: m.order), reason=function_reason)] if self.members else []
+            classes = [AliasClass(sorted(self.members, key=lambda m: m.order), reason=function_reason, scope="of the function")] if self.members else []
         else:
             classes = self.classes()
         for cls in classes:
@@ -526,7 +527,7 @@ class _FunctionReplan:
             )
             self.decisions.append(decision)
             if cls.reason:
-                count = f" (and the {len(cls.members) - 1} other tile(s) of its alias class)" if len(cls.members) > 1 else ""
+                count = f" (and the {len(cls.members) - 1} other tile(s) {cls.scope})" if len(cls.members) > 1 else ""
                 diagnostics.emit_remark(first.alloc.location, f"tile keeps its addr{count}: {cls.reason}")
         for cls in classes:
             if not cls.reason:
