@@ -15,7 +15,7 @@ from ..catalogue import ALLOC_OPS, VIEW_OPS
 from ..diagnostics import location_text
 from ..ir_utils import ConstantInts, Enclosing, nested_in
 from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
-from ..loop_index import LoopBounds, build_slot_index, normalize_loop
+from ..loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
 from ..regions import ValidExtents
 from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
@@ -90,7 +90,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     `pto.multi_tile_get %mb[%slot]`. All tiles of a loop share one slot value,
     `((iv - lb) / step) mod N`, which is exactly `arith.remui %iv, %cN` when
     step = 1 and lb is a constant >= 0 (the form ptoas derives per-slot events
-    from). The loop then gets `pto.pipeline_stages = 1`.
+    from). The loop then gets `pto.pipeline_stages = 1`. Loops are as MLIR
+    defines them (docs/dialect.md): the slot arithmetic is in the induction
+    variable's type (`arith.remui %iv, %c2_i32 : i32` for an i32 one, cast to
+    `index` with `arith.index_castui`), and an `scf.for unsigned` reads its
+    constants unsigned (each is >= 0).
 
     A tile is eligible when it is a `pto.alloc_tile` without `addr`, directly
     in the loop body (a nested loop or `scf.if` is a boundary), its space is in
@@ -131,6 +135,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     With `normalize-loops=true`, a loop whose step is not 1 or whose lower
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`
     (the body uses `lb + k * step`), so its slot is `arith.remui %k, %cN` too.
+    The new upper bound is the trip count, `ceildivui(max(ub, lb) - lb,
+    step)` in the induction variable's type (`maxui` for an unsigned loop),
+    and the loop keeps its signedness (ptoas has no `scf.for unsigned`): a
+    signed loop that may run more times than a signed loop from 0 counts (a
+    signed i8 loop with dynamic bounds: up to 255 times, and 127 at most) is
+    not normalized, with a remark, and keeps the general slot. (A 64-bit
+    loop is taken to run fewer than 2^63 times.)
 
     With `replan=true`, the pass first drops the constant `addr` PyPTO gave
     every tile (what `pto-replan` does): tiles at overlapping bytes through
@@ -223,9 +234,10 @@ class _Conversion:
         self.types = TypeBuilder(context)
         self.converted_stages = stages_attr(1, context)
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
+        self.spans: dict[ir.Operation, tuple] = {}  # per function: its buffers' live ranges and its loops' points, read once
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
-        self.counts: dict[int, ir.Attribute] = {}  # slot count -> its index attribute
+        self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
 
     # -- per loop ----------------------------------------------------------------
 
@@ -244,12 +256,18 @@ class _Conversion:
             return True
         tiles = self.collect_tiles(loop)
         eligible = [t for t in tiles if not t.reason]
+        reasons = {t.reason for t in tiles}
+        # A loop none of whose tiles gains, all for one reason, says so once.
+        said_once = not eligible and len(tiles) > 1 and len(reasons) == 1 and not self.run.verbose
         for t in tiles:
             decision.tiles.append(TileDecision(location_text(t.alloc.location), t.space, t.type_text, not t.reason, t.reason))
-            if t.reason:
+            if t.reason and not said_once:
                 diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
         if not eligible:
-            reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
+            if said_once:
+                reason = f"none of the {len(tiles)} tiles in its body is eligible for multi-buffering, each for the same reason: {tiles[0].reason}"
+            else:
+                reason = "no tile in its body is eligible for multi-buffering" if tiles else "its body allocates no tile"
             self.decline(loop, decision, reason)
             return True
         wanted = requested
@@ -260,6 +278,19 @@ class _Conversion:
             diagnostics.emit_remark(loop.location, note)
         beside = self.bytes_beside(loop, tiles)
         slots, reason = self.fit_slots(wanted, eligible, beside)
+        if slots < MIN_SLOTS and not self.by_model:
+            # A space that cannot hold two slots keeps its tiles single; the
+            # tiles of the spaces that can are still multi-buffered.
+            short = self.short_spaces(eligible, beside)
+            kept = [t for t in eligible if t.space not in short]
+            if kept:
+                for t in eligible:
+                    if t.space in short:
+                        t.reason = f"{MIN_SLOTS} slots of the loop's tiles in \"{t.space}\" do not fit there: {short[t.space]}"
+                        self.mark_single(decision, t)
+                eligible = kept
+                beside = self.bytes_beside(loop, tiles)
+                slots, reason = self.fit_slots(wanted, eligible, beside)
         if self.by_model:
             return self.convert_by_model(loop, bounds, decision, eligible, wanted, beside, slots)
         if slots < MIN_SLOTS:
@@ -270,7 +301,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.rewrite(loop, bounds, eligible, [slots] * len(eligible))
+        self.rewrite(loop, bounds, decision, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
         for t in decision.tiles:
@@ -338,7 +369,7 @@ class _Conversion:
             self.decline(loop, decision, f"slots=model gives no tile a second slot ({summary}); pto.pipeline_stages is set to 1")
             return False
         counts = [choice.slots[t.alloc] for t in buffered]
-        self.rewrite(loop, bounds, buffered, counts)  # erases the allocs choice.slots is keyed by
+        self.rewrite(loop, bounds, decision, buffered, counts)  # erases the allocs choice.slots is keyed by
         decision.converted = True
         decision.slots = max(counts)
         note = f"pipeline loop converted by slots=model: {summary}"
@@ -425,11 +456,15 @@ class _Conversion:
         multi-buffered tiles hold at one point of the loop body: its tiles
         that stay single, each live from its alloc to its last use (by the
         body op that holds them), plus every buffer defined before the loop
-        and used in it, live throughout. Buffers live across the loop but
-        not used in it are not seen (the allocator still counts them)."""
+        and used in it, live throughout, and every buffer live across the
+        loop that no op in it uses (written before it, used after it: the
+        allocator's lifetimes, pto_dialect/liveness.py)."""
         beside: dict[str, int] = {}
-        for value in self.used_from_outside(loop):
+        used = self.used_from_outside(loop)
+        for value in used:
             size, space = self.buffer_bytes(value.type), buffer_type(value.type).loc
+            beside[space] = beside.get(space, 0) + size
+        for space, size in self.held_across(loop, used).items():
             beside[space] = beside.get(space, 0) + size
         single = [t for t in tiles if t.reason and t.view is not None]
         if not single:
@@ -459,6 +494,40 @@ class _Conversion:
                 peak = max(peak, live)
             beside[space] = beside.get(space, 0) + peak
         return beside
+
+    def held_across(self, loop: ir.Operation, used: list[ir.Value]) -> dict[str, int]:
+        """Per space, the bytes of the buffers allocated outside `loop` that
+        are live across it without being used in it. Most loops have none
+        around them (every tile in a loop body): then no liveness is read."""
+        others = []
+        op = loop
+        while op is not None and op.name != "func.func":
+            block = op.block
+            others.extend(v for v in self.buffers_defined_in(block) if not isinstance(v, ir.BlockArgument) and v.owner.name in ALLOC_OPS and v not in used)
+            owner = block.owner
+            op = owner.operation if owner is not None else None
+        if not others or op is None:
+            return {}
+        spans = self.spans.get(op)
+        if spans is None:
+            from ..liveness import function_liveness  # only for loops with buffers around them
+
+            live = function_liveness(op, carried=False)
+            by_alloc = {r.alloc: r for r in live.buffers}
+            loops = {info.op: (info.start, info.end) for info in live.loops}
+            spans = self.spans[op] = (by_alloc, loops)
+        by_alloc, loops = spans
+        where = loops.get(loop)
+        if where is None:  # a loop made after the liveness was read: not one of the user's
+            return {}
+        start, end = where
+        held: dict[str, int] = {}
+        for value in others:
+            r = by_alloc.get(value.owner.operation)
+            if r is not None and r.start < start and r.end > end:
+                space = buffer_type(value.type).loc
+                held[space] = held.get(space, 0) + self.buffer_bytes(value.type)
+        return held
 
     def used_from_outside(self, loop: ir.Operation) -> list[ir.Value]:
         """The buffer values defined before `loop` (in the blocks around it)
@@ -499,6 +568,30 @@ class _Conversion:
         """Bytes one slot of `t` takes: its dense bytes, aligned (row_plus_one tiles are not slots)."""
         return align_up(t.view.dense_bytes, space_spec(self.arch, t.space).alignment)
 
+    def short_spaces(self, tiles: list[_Tile], beside: dict[str, int]) -> dict[str, str]:
+        """The spaces where even MIN_SLOTS slots of `tiles` do not fit beside
+        what else the loop holds, each with why."""
+        strides: dict[str, int] = {}
+        for t in tiles:
+            strides[t.space] = strides.get(t.space, 0) + self.slot_stride(t)
+        short = {}
+        for space, stride_sum in strides.items():
+            capacity = space_spec(self.arch, space).capacity
+            others = beside.get(space, 0)
+            if others + MIN_SLOTS * stride_sum > capacity:
+                beside_text = f" beside {others} bytes of other buffers" if others else ""
+                short[space] = f"{MIN_SLOTS * stride_sum} bytes{beside_text}, more than its {capacity} bytes on {self.arch}"
+        return short
+
+    def mark_single(self, decision: LoopDecision, t: _Tile) -> None:
+        """Record and say that eligible tile `t` stays single (t.reason)."""
+        where = location_text(t.alloc.location)
+        for record in decision.tiles:
+            if record.location == where:
+                record.converted = False
+                record.reason = t.reason
+        diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
+
     def fit_slots(self, requested: int, tiles: list[_Tile], beside: dict[str, int]) -> tuple[int, str]:
         """The largest slot count in [2, requested] at which the loop's
         multi-buffered tiles fit every space next to what else the loop
@@ -532,14 +625,19 @@ class _Conversion:
 
     # -- rewriting ----------------------------------------------------------------
 
-    def rewrite(self, loop: ir.Operation, bounds: LoopBounds, tiles: list[_Tile], counts: list[int]) -> None:
+    def rewrite(self, loop: ir.Operation, bounds: LoopBounds, decision: LoopDecision, tiles: list[_Tile], counts: list[int]) -> None:
         """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
         replace its alloc by a `multi_tile_get` at the slot index of that
         count (one index per distinct count)."""
         if self.normalize_loops and not bounds.is_ptoas_canonical:
-            normalize_loop(loop)
-            bounds = LoopBounds.of(loop)
-        index = ir.IndexType.get()
+            problem = normalization_problem(bounds)
+            if problem is None:
+                normalize_loop(loop)
+                bounds = LoopBounds.of(loop)
+            else:
+                note = f"loop is not normalized: {problem}; its slot is ((iv - lb) / step) mod N instead"
+                decision.reasons.append(note)
+                diagnostics.emit_remark(loop.location, note)
         regions = []
         with ir.InsertionPoint(loop):
             for t, slots in zip(tiles, counts):
@@ -553,11 +651,7 @@ class _Conversion:
         slot_of: dict[int, ir.Value] = {}
         with ir.InsertionPoint.at_block_begin(body), loop.location:
             for slots in sorted(set(counts)):
-                attr = self.counts.get(slots)
-                if attr is None:
-                    attr = self.counts[slots] = ir.IntegerAttr.get(index, slots)
-                count = ir.Operation.create("arith.constant", results=[index], attributes={"value": attr}).result
-                slot_of[slots] = build_slot_index(loop, count, bounds)
+                slot_of[slots] = build_slot_index(loop, slots, bounds, self.count_attr)
         for t, region, slots in zip(tiles, regions, counts):
             get = ir.Operation.create(
                 "pto.multi_tile_get",
@@ -571,6 +665,15 @@ class _Conversion:
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
+
+    def count_attr(self, type_: ir.Type, slots: int) -> ir.Attribute:
+        """The attribute of the slot count constant, in the induction
+        variable's type, made once per run."""
+        key = (type_, slots)
+        attr = self.counts.get(key)
+        if attr is None:
+            attr = self.counts[key] = ir.IntegerAttr.get(type_, slots)
+        return attr
 
     def region_type(self, t: _Tile, slots: int) -> ir.Type:
         """The `!pto.multi_tile_buf` of `slots` slots of t's tile type."""

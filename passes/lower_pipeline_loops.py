@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from mlir import ir
 from mlir.dialects import arith
-from mlir.dialects.transform import interpreter
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from .. import diagnostics
@@ -16,8 +15,8 @@ from ..buffers import escape_reason, forward_aliases
 from ..diagnostics import location_text
 from ..ir_utils import defined_inside, nested_in, walk_ops
 from ..loop_carried import loop_carried_buffers
-from ..loop_index import LoopBounds, static_trip_count
-from ..pass_infra import ModulePass, PassFailed, PassRun, option
+from ..loop_index import LoopBounds, binary, constant, emit_span_and_trips, induction_var, rebase_induction_var
+from ..pass_infra import ModulePass, PassRun, option
 from ..report import LoopDecision, TileDecision
 from ..types import buffer_type
 from ..vocabulary import asks_for_buffering, pipeline_stages, set_pipeline_stages, stages_attr
@@ -27,22 +26,6 @@ from ..vocabulary import asks_for_buffering, pipeline_stages, set_pipeline_stage
 MAX_COPIES = 16
 AUTO_MAX_OPS = 50_000
 AUTO_GROWTH = 4
-
-# Marks the loops one interpreter run unrolls; the main loop and the remainder
-# loop the unroller makes both keep it, which is how we find them afterwards.
-_MARK = "pto.lower_pipeline_loop"
-
-_UNROLL_SCRIPT = """
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %loops = transform.structured.match ops{["scf.for"]} attributes {MARK} in %root
-        : (!transform.any_op) -> !transform.op<"scf.for">
-    transform.loop.unroll %loops {factor = FACTOR} : !transform.op<"scf.for">
-    transform.yield
-  }
-}
-"""
-
 
 def pipeline_loops(module: ir.Operation) -> list[ir.Operation]:
     """The scf.for ops asking for buffering (N >= 2), in walk order. A walk
@@ -127,20 +110,145 @@ def _reset_valid_shape(alloc: ir.Operation, loop: ir.Operation) -> None:
     )
 
 
-def clamp_dynamic_upper_bound(loop: ir.Operation) -> None:
-    """Make ub >= lb when either is dynamic, without changing the iterations.
+def _body_copy(template: ir.Operation, before: ir.Operation, iv: ir.Value, iter_values: list[ir.Value]) -> list[ir.Value]:
+    """Put a copy of the body of the loop `template` right before `before`,
+    its induction variable replaced by `iv` and its iter_args by
+    `iter_values`; returns what the copy yields."""
+    clone = template.clone(ip=ir.InsertionPoint(before))
+    body = clone.regions[0].blocks[0]
+    args = list(body.arguments)
+    args[0].replace_all_uses_with(iv)
+    for arg, value in zip(args[1:], iter_values):
+        arg.replace_all_uses_with(value)
+    ops = list(body.operations)
+    yielded = list(ops[-1].operands)
+    for op in ops[:-1]:
+        op.move_before(before)
+    clone.erase()
+    return yielded
 
-    The upstream unroller computes the unrolled bound with an unsigned
-    division of (ub - lb + step - 1): for ub < lb that wraps, and the
-    remainder loop it builds can then run iterations the original loop never
-    ran (lb = 1, ub = -5, step 2, factor 2 runs iv = -7). A loop with ub <= lb
-    runs no iteration either way, so `ub := max(ub, lb)` is exact.
-    """
+
+def _inline_once(loop: ir.Operation, iv: ir.Value) -> None:
+    """Replace a loop that runs exactly once by its body at `iv`."""
+    yielded = _body_copy(loop, loop, iv, list(loop.operands)[3:])
+    for result, value in zip(loop.results, yielded):
+        result.replace_all_uses_with(value)
+    loop.erase()
+
+
+def _predicate_eq() -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)  # arith.cmpi eq
+
+
+def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
+    """Unroll `loop` by `factor` in place; returns the loops left (the
+    unrolled main loop and the remainder loop, each when it is still a loop).
+
+    Its iterations k = 0 .. trips-1 split at `done = trips - trips mod
+    factor`: the main loop runs `done / factor` times with `factor` copies of
+    the body (copy j at `iv + j * step`), the remainder loop the last
+    `trips mod factor` iterations from `split = lb + done * step`. The bounds
+    are exact for signed and unsigned loops and any induction variable type
+    (pto_dialect/loop_index.py): with dynamic bounds, `trips` is
+    `ceildivui(max(ub, lb) - lb, step)`, `split` is `ub' - trips mod factor`
+    for step 1, else `lb + done * step`, or `ub'` when nothing remains (that
+    sum may pass the type's range). When `factor * step` may not fit the
+    type (a dynamic step, or a large constant one) the main loop counts
+    `0 .. done / factor` and its body computes `lb + t * factor * step`.
+    A static main or remainder loop of one trip is replaced by its body."""
     bounds = LoopBounds.of(loop)
-    if bounds.lower_const is not None and bounds.upper_const is not None:
-        return
+    if factor == 1:
+        if bounds.trip_count == 1:
+            _inline_once(loop, bounds.lower)
+            return []
+        return [loop]
+    t = bounds.lower.type
+    trips = bounds.trip_count
+    step_const = bounds.step_const
+    wide = step_const is None or factor * step_const > bounds.type_max  # factor * step may wrap
+    template = loop.clone(ip=ir.InsertionPoint(loop))  # the body every copy is made from
+    single_main = single_rest = no_rest = False
     with ir.InsertionPoint(loop), loop.location:
-        loop.operands[1] = arith.MaxSIOp(bounds.upper, bounds.lower).result
+        if trips is not None:
+            done = trips - trips % factor
+            upper = bounds.upper
+            no_rest = done == trips
+            single_rest = trips - done == 1
+            single_main = done == factor
+            split = upper if no_rest else constant(bounds.lower_const + done * step_const, t)
+            main_trips = constant(done // factor, t) if wide and not single_main else None
+        else:
+            upper, trip_count = emit_span_and_trips(bounds)
+            count = constant(factor, t)
+            rest = binary("arith.remui", trip_count, count)
+            if step_const == 1:
+                split = binary("arith.subi", upper, rest)
+                done_value = None
+            else:
+                done_value = binary("arith.subi", trip_count, rest)
+                following = binary("arith.addi", bounds.lower, binary("arith.muli", done_value, bounds.step))
+                whole = ir.Operation.create(
+                    "arith.cmpi", results=[ir.IntegerType.get_signless(1)], operands=[rest, constant(0, t)], attributes={"predicate": _predicate_eq()}
+                ).result
+                split = ir.Operation.create("arith.select", results=[t], operands=[whole, upper, following]).result
+            main_trips = None
+            if wide:
+                if done_value is None:
+                    done_value = binary("arith.subi", trip_count, rest)
+                main_trips = binary("arith.divui", done_value, count)
+        if single_main:
+            scaled_step = None  # the one trip is inlined: its step is never taken
+        elif step_const is None:
+            scaled_step = binary("arith.muli", bounds.step, constant(factor, t))
+        elif trips is None and step_const == 1:
+            scaled_step = count
+        else:
+            scaled_step = constant(factor * step_const, t)  # wraps when wide: only the rebased body uses it
+
+    remainder = None
+    if not no_rest:
+        remainder = loop.clone(ip=ir.InsertionPoint.after(loop))
+        for result, new in zip(loop.results, remainder.results):
+            result.replace_all_uses_with(new)
+        remainder.operands[0] = split
+        remainder.operands[1] = upper
+        for i, result in enumerate(loop.results):
+            remainder.operands[3 + i] = result
+
+    base = induction_var(loop)
+    if not single_main:
+        if wide:
+            base = rebase_induction_var(loop, bounds.lower, scaled_step, bounds.lower_const == 0, False)
+            with ir.InsertionPoint(loop), loop.location:
+                loop.operands[0] = constant(0, t)
+                loop.operands[2] = constant(1, t)
+            loop.operands[1] = main_trips
+        else:
+            loop.operands[1] = split
+            loop.operands[2] = scaled_step
+    body = loop.regions[0].blocks[0]
+    terminator = list(body.operations)[-1]
+    carried = list(terminator.operands)
+    for j in range(1, factor):
+        with ir.InsertionPoint(terminator), loop.location:
+            offset = constant(j * step_const, t) if step_const is not None else binary("arith.muli", bounds.step, constant(j, t))
+            copy_iv = binary("arith.addi", base, offset)
+        carried = _body_copy(template, terminator, copy_iv, carried)
+    for i, value in enumerate(carried):
+        terminator.operands[i] = value
+    template.erase()
+
+    left = []
+    if single_main:
+        _inline_once(loop, bounds.lower)
+    else:
+        left.append(loop)
+    if remainder is not None:
+        if single_rest:
+            _inline_once(remainder, split)
+        else:
+            left.append(remainder)
+    return left
 
 
 @dataclass(frozen=True)
@@ -148,10 +256,20 @@ class LowerPipelineLoops(ModulePass):
     """Replicate the body of every pipeline loop still at N >= 2.
 
     The default path when ptoas multi-buffering is off: a loop with
-    `pto.pipeline_stages = N`, N >= 2, is unrolled by N with the upstream
-    unroller (`transform.loop.unroll`, run through the transform
-    interpreter), which also handles the remainder iterations of static and
-    dynamic trip counts. Every copy of the body has its own iteration-local
+    `pto.pipeline_stages = N`, N >= 2, is unrolled by N: a main loop runs
+    N copies of the body per trip (copy j at `iv + j * step`), and a
+    remainder loop after it the trip count mod N iterations left, for static
+    and dynamic trip counts (a static loop of one trip becomes its body).
+    Loops are as MLIR defines them, signed or `unsigned`, with an `index` or
+    integer induction variable: the bounds are computed in its type with the
+    loop's signedness, the trip count as `ceildivui(max(ub, lb) - lb, step)`
+    (`maxui` for an unsigned loop), and nothing they compute wraps where
+    the loop's own arithmetic did not (the upstream unroller,
+    `transform.loop.unroll`, is not used: it reads an unsigned loop's bounds
+    signed, takes `remsi` of the trip count, and lets `N * step` wrap).
+    When `N * step` may not fit the induction variable's type (a dynamic
+    step), the main loop counts its trips from 0 and its body computes the
+    induction value. Every copy of the body has its own iteration-local
     tiles (a `pto.alloc_tile` without `addr` is one buffer per op, and each
     copy has its own op), so copy k+1 can load while copy k computes; the
     copies' allocs move to the top of the body, so that an address allocator
@@ -161,15 +279,16 @@ class LowerPipelineLoops(ModulePass):
     moved before the loop first, so all copies share its one buffer and the
     carried value survives; each such tile gets a remark saying why (and,
     when a `pto.set_validshape` in the body changes it, a set_validshape
-    back to the alloc's valid shape where the alloc was). Every
-    loop the unroller produces gets `pto.pipeline_stages = 1`. Nested
-    pipeline loops are lowered innermost first.
+    back to the alloc's valid shape where the alloc was). The main and the
+    remainder loop get `pto.pipeline_stages = 1`. Nested pipeline loops are
+    lowered innermost first.
 
     Replication is bounded: a loop asking for more than 16 stages gets 16
-    copies, and a loop whose copies would grow the module past `max-ops`
-    (default: the larger of 200000 ops and 8 times the input) is left as it
-    is (k nested pipeline loops would otherwise make 2^k copies); both say so
-    in a remark.
+    copies, a loop gets no more copies than it can run iterations, and a
+    loop whose copies would grow the module past `max-ops` (default: the
+    larger of 50000 ops and 4 times the input) is left as it is (k nested
+    pipeline loops would otherwise make 2^k copies); each says so in a
+    remark.
 
     Before:
 
@@ -193,7 +312,7 @@ class LowerPipelineLoops(ModulePass):
     """
 
     name: ClassVar[str] = "pto-lower-pipeline-loops"
-    dependent_dialects: ClassVar[tuple[str, ...]] = ("arith", "transform")  # bounds and valid shapes; the unroll script it parses
+    dependent_dialects: ClassVar[tuple[str, ...]] = ("arith",)  # bounds and valid shapes
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
@@ -208,8 +327,9 @@ class LowerPipelineLoops(ModulePass):
         limit = self.max_ops or max(AUTO_MAX_OPS, AUTO_GROWTH * size)
         # Innermost first: an outer loop's copies then contain the already
         # lowered inner loops.
+        lowered = stages_attr(1, module.context)
         for depth in sorted(by_depth, reverse=True):
-            by_factor: dict[int, list[ir.Operation]] = {}
+            ready: list[tuple[ir.Operation, int]] = []  # (loop, copies)
             for loop in by_depth[depth]:
                 problem = LoopBounds.of(loop).step_problem
                 if problem is not None:
@@ -233,14 +353,11 @@ class LowerPipelineLoops(ModulePass):
                     self.decline(run, loop, unshareable)
                     continue
                 size = grown
-                by_factor.setdefault(factor, []).append(loop)
-            for factor, group in sorted(by_factor.items()):
-                blocks = set()
-                for loop in group:
-                    clamp_dynamic_upper_bound(loop)
-                    loop.attributes[_MARK] = ir.UnitAttr.get()
-                    blocks.add(loop.block)
-                self.unroll_marked(module, factor, blocks, stages_attr(1, module.context))
+                ready.append((loop, factor))
+            for loop, factor in ready:
+                for left in replicate(loop, factor):
+                    set_pipeline_stages(left, lowered)
+                    allocate_copies_up_front(left)
 
     def decline(self, run: PassRun, loop: ir.Operation, reason: str) -> None:
         run.report.loops.append(LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason]))
@@ -248,9 +365,13 @@ class LowerPipelineLoops(ModulePass):
 
     def replication_factor(self, loop: ir.Operation) -> int:
         requested = pipeline_stages(loop)
-        trips = static_trip_count(loop)
+        bounds = LoopBounds.of(loop)
+        trips = bounds.trip_count
         if trips is not None and trips < requested:
             return max(trips, 1)  # more copies than iterations replicate nothing
+        most = bounds.max_trip_count
+        if most < min(requested, MAX_COPIES):
+            return max(most, 1)  # a type too narrow for more iterations (i2: 3)
         if requested <= MAX_COPIES:
             return requested
         diagnostics.emit_remark(
@@ -300,21 +421,3 @@ class LowerPipelineLoops(ModulePass):
         if run.verbose:
             diagnostics.emit_remark(loop.location, f"pipeline loop body replicated {factor} times")
         return None
-
-    def unroll_marked(self, module: ir.Operation, factor: int, blocks: set, lowered: ir.Attribute) -> None:
-        """Unroll the marked loops by `factor`; `blocks` holds their parent
-        blocks, where the loops the unroller leaves (main and remainder) are.
-        (The loop ops themselves may be gone: a one-trip loop is inlined.)"""
-        script = ir.Module.parse(_UNROLL_SCRIPT.replace("MARK", _MARK).replace("FACTOR", str(factor)))
-        try:
-            interpreter.apply_named_sequence(module, script.body.operations[0], script)
-        except ir.MLIRError as e:
-            for d in e.error_diagnostics:
-                diagnostics.emit_error(d.location, f"could not replicate pipeline loop: {d.message}")
-            raise PassFailed() from None
-        for block in blocks:
-            for op in block.operations:
-                if op.name == "scf.for" and _MARK in op.attributes:
-                    del op.attributes[_MARK]
-                    set_pipeline_stages(op, lowered)
-                    allocate_copies_up_front(op)

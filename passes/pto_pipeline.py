@@ -10,6 +10,7 @@ from ..pass_infra import ModulePass, OptionError, option
 from ..pipeline_syntax import parse_bool
 from ..report import SwitchDecision
 from ..targets import ARCH_NAMES
+from ..types import SPACES
 from . import get_pass_class
 
 ENV_SWITCH = "PTO_PTOAS_MULTI_BUFFER"
@@ -37,7 +38,8 @@ class PtoPipeline(ModulePass):
     """Lower pipeline loops either way: ptoas multi-buffering or replication.
 
     Runs, in order: `convert-to-ptoas-multi-buffer` (only when the switch is
-    on, with this pass's `slots`), `pto-lower-pipeline-loops`, then
+    on, with this pass's `slots`, `spaces` and `normalize-loops`),
+    `pto-lower-pipeline-loops`, then
     `pto-allocate-memory-addr` (only when `allocate=true`), each with this
     pass's `arch`. With the switch on,
     converted loops are at `pto.pipeline_stages = 1`, so only the loops the
@@ -77,6 +79,8 @@ class PtoPipeline(ModulePass):
     slots: str = option(
         "uniform", "the conversion's slots option: uniform (N slots per tile) or model (each tile its own count)", choices=("uniform", "model")
     )
+    spaces: tuple[str, ...] = option(("vec", "mat"), "the conversion's spaces option: memory spaces whose tiles are multi-buffered", choices=SPACES)
+    normalize_loops: bool = option(False, "the conversion's normalize-loops option: loops to lb = 0, step = 1 first")
     replan: bool = option(False, "first drop the constant addresses PyPTO planned, keeping its aliases as views (also with the switch off)")
 
     def expand(self, pipeline) -> list[ModulePass]:
@@ -87,7 +91,8 @@ class PtoPipeline(ModulePass):
             pipeline.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
         passes: list[ModulePass] = []
         if switch.value:
-            passes.append(get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots, replan=self.replan))
+            conversion = get_pass_class("convert-to-ptoas-multi-buffer")
+            passes.append(conversion(arch=self.arch, slots=self.slots, spaces=self.spaces, normalize_loops=self.normalize_loops, replan=self.replan))
         elif self.replan:
             passes.append(get_pass_class("pto-replan")())
         passes.append(get_pass_class("pto-lower-pipeline-loops")())

@@ -31,6 +31,8 @@ def constant_int(value: ir.Value) -> int | None:
     if not isinstance(owner, (ir.Operation, ir.OpView)) or owner.name != "arith.constant":
         return None
     attr = owner.attributes["value"]
+    if isinstance(attr, ir.BoolAttr):  # an i1 constant: its bit
+        return int(attr.value)
     return attr.value if isinstance(attr, ir.IntegerAttr) else None
 
 

@@ -378,9 +378,12 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
                     loop = loops[loop].parent
 
 
-def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLiveness:
+def function_liveness(func: ir.Operation, keep_uses: bool = False, carried: bool = True) -> FunctionLiveness:
     """The live range of every buffer allocated in `func` (any nesting);
-    with `keep_uses`, each range keeps the uses it was computed from."""
+    with `keep_uses`, each range keeps the uses it was computed from; with
+    `carried=False`, no loop-carried walk extends the ranges of buffers
+    first touched in an scf.for (for a caller that asks only about buffers
+    live across loops they do not touch)."""
     numbering = _Numbering(func)
     ops, points, loop_of, loops = numbering.ops, numbering.points, numbering.loop_of, numbering.loops
     uses_of = _UseCache(points)
@@ -444,7 +447,8 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False) -> FunctionLi
         confined.append(inside)
         homes.append(d)
 
-    _mark_loop_carried(numbering, ranges, results, confined, homes)
+    if carried:
+        _mark_loop_carried(numbering, ranges, results, confined, homes)
 
     for live, d in zip(ranges, homes):
         # Every loop around the first touch that a use leaves: what the loop

@@ -186,7 +186,8 @@ class _Walker:
                 continue
             before = written.get(root, ())
             if not covered(Rect(a.geometry, rows, cols), before, self.sizes[root]) and not self.rewritten(root, before):
-                self.carried[root] = Carried(op, self.reason(op, a, rows, cols, before))
+                why = never_written(op) if self.loop_writes(root) == () else self.reason(op, a, rows, cols, before)
+                self.carried[root] = Carried(op, why)
 
     def rewritten(self, root: ir.Value, before: tuple[Rect, ...]) -> bool:
         """Whether every byte of `root` that any op of the loop may write, in
@@ -318,6 +319,11 @@ class _Walker:
         self.forget_extents(op)
 
 
+def never_written(op: ir.Operation) -> str:
+    """Why a buffer the loop reads but never writes keeps its one buffer."""
+    return f"it is never written in the loop: '{op_display_name(op.name)}' reads what it holds from before the loop"
+
+
 def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
     parent = op.parent
     while parent is not None:
@@ -374,6 +380,8 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
         return None  # never used: nothing to carry
     layout = CATALOGUE[first.name].layout(first)
     if any(i in layout.reads for i in numbers[first]):
+        if not any(i in CATALOGUE[owner.name].layout(owner).writes for owner, positions in numbers.items() for i in positions):
+            return Carried(first, never_written(first))
         return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     if extents is None:
         extents = ValidExtents()

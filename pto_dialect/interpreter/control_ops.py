@@ -33,15 +33,17 @@ def _compile_for(c: Compiler, op: ir.Operation) -> Instr:
     top = (1 << width) if unsigned_cmp else (1 << (width - 1))
 
     def run(frame: Frame) -> None:
-        lo, hi, s = frame[lb], frame[ub], frame[step]
-        if unsigned_cmp:
-            lo, hi, s = scalars.unsigned(lo, width), scalars.unsigned(hi, width), scalars.unsigned(s, width)
+        # the bounds as the loop compares them: unsigned, or signed (an i1
+        # true is -1 to a signed loop, though the frame holds it as 1)
+        lo, hi, s = (scalars.unsigned(frame[v], width) for v in (lb, ub, step))
+        if not unsigned_cmp:
+            lo, hi, s = (x - (1 << width) if x >> (width - 1) else x for x in (lo, hi, s))
         if s <= 0:
             raise InterpreterError(location, f"scf.for step must be positive, got {s}")
         values = [frame[i] for i in inits]
         i = lo
         while i < hi:
-            frame[iv] = i if not unsigned_cmp else scalars.wrap(i, width)
+            frame[iv] = scalars.wrap(i, width)
             for slot, v in zip(iter_slots, values):
                 frame[slot] = v
             run_code(code, frame, location)

@@ -17,6 +17,7 @@ from mlir import ir
 
 PASS_PIPELINES = (
     "convert-to-ptoas-multi-buffer",
+    "convert-to-ptoas-multi-buffer{normalize-loops=true}",
     "pto-lower-pipeline-loops",
     "pto-allocate-memory-addr",
     "pto-pipeline{use-ptoas-multi-buffer=true}",
@@ -24,8 +25,9 @@ PASS_PIPELINES = (
     "pto-pipeline{use-ptoas-multi-buffer=true slots=model}",
 )
 """What every pipeline kernel is checked under: every pass (docs/passes.md),
-the switch both ways, and the slot counts the pipe model chooses (through
-lowering and the pipe-aware allocation)."""
+the conversion with loop normalization, the switch both ways, and the slot
+counts the pipe model chooses (through lowering and the pipe-aware
+allocation)."""
 
 REPLAN_PIPELINES = (
     "convert-to-ptoas-multi-buffer{replan=true}",

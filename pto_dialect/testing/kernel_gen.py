@@ -15,6 +15,15 @@ What varies, per kernel:
   of the step;
 - how a block index is derived: the induction variable itself, the
   iteration number ((iv - lb) / step), or an `index` iter_arg counter;
+- loops as MLIR defines them (`loop_type`): the pipeline loop's induction
+  variable `index`, i64, i32, i16 or i8, signed or `scf.for unsigned`, its
+  bounds small, at the top of the type, from its bottom (signed), across
+  its signed limit (unsigned: ub read signed is below lb), or a zero-trip
+  unsigned loop from the type's largest value (two trips read signed);
+  moved bounds take the iteration number, computed in the induction
+  variable's type, as the block index; nested loops over column blocks
+  sometimes typed, unsigned and at the edges of their type likewise
+  (`open_nested_loop`);
 - element types f32, f16, bf16, i32, i16, i8; tile shapes that satisfy
   ptoas's layout rule (a row-major none_box tile has `cols * sizeof(dtype)`
   a multiple of 32 bytes; boxed cube tiles whole boxes); `pto.target_arch`
@@ -59,6 +68,10 @@ What varies, per kernel:
   sources into a wider dst (a2a3);
 - a `func.call` of a helper function with a tile of its own, passed a tile
   of the loop while another is live across the call;
+- a body tile written whole in the first iteration, then by a tload in a
+  nested loop of no trip or one or two whose bounds a reading with the
+  other sign sees otherwise (`carried_nested`): loop-carried exactly when
+  the nested loop runs none;
 - views made early and read after later ops (their buffers must stay
   live); a second pipeline loop after the first, over the same blocks,
   sometimes reading what the first stored; matmul over M rows ending in a
@@ -274,6 +287,9 @@ class _Loop:
     step_ref: str = ""
     stages: int = 2
     index_mode: str = "iv"  # iv | iteration | iter_arg
+    iv_type: str = "index"  # or an integer type (loop_type)
+    unsigned: bool = False  # scf.for unsigned
+    shift: int = 0  # added to lb and ub as written (bounds at the edges of the type: loop_type)
 
     @property
     def max_block(self) -> int:
@@ -402,6 +418,7 @@ class _Builder:
         self.view_lines: list[str] = []  # tensor views and values computed before everything
         self.globals: list[_Global] = []
         self.scalar_args: list[str] = []
+        self.scalar_types: dict[str, str] = {}  # argument name -> its type
         self.values: dict[str, int] = {}
         self.lines: list[str] = []
         self.depth = 2
@@ -461,9 +478,15 @@ class _Builder:
         return name
 
     def index_arg(self, name: str, value: int) -> str:
+        return self.typed_arg(name, value, "index")
+
+    def typed_arg(self, name: str, value: int, type_: str) -> str:
+        """A scalar function argument of `type_` (index or an integer type)
+        whose value comes with the kernel."""
         if name not in self.values:
             self.scalar_args.append(name)
             self.values[name] = value
+            self.scalar_types[name] = type_
         return f"%{name}"
 
     def tensor(self, prefix: str, dtype: str, rows: int, cols: int, rows_ref: str | None = None) -> _Global:
@@ -667,9 +690,12 @@ class _Generator:
         loop = _Loop(lb, step, trip, ub, stages=rng.choice([1, 2, 2, 2, 3, 4]))
         loop.index_mode = self.weighted([("iv", 5), ("iteration", 3), ("iter_arg", 2)])
         dynamic = rng.random() < 0.35
-        loop.lb_ref = b.index_arg("lb", lb) if dynamic and rng.random() < 0.5 else b.const(lb)
-        loop.ub_ref = b.index_arg("ub", ub) if dynamic else b.const(ub)
-        loop.step_ref = b.index_arg("step", step) if dynamic and rng.random() < 0.4 else b.const(step)
+        written = self.loop_type(loop)
+        lb_w, ub_w = written
+        t = loop.iv_type
+        loop.lb_ref = b.typed_arg("lb", lb_w, t) if dynamic and rng.random() < 0.5 else b.const(lb_w, t)
+        loop.ub_ref = b.typed_arg("ub", ub_w, t) if dynamic else b.const(ub_w, t)
+        loop.step_ref = b.typed_arg("step", step, t) if dynamic and rng.random() < 0.4 else b.const(step, t)
         if dynamic:
             b.features.add("dynamic_bounds")
         b.features.add(f"stages_{loop.stages}")
@@ -683,6 +709,74 @@ class _Generator:
         elif (ub - lb) % step:
             b.features.add("partial_step")
         return loop
+
+    def loop_type(self, loop: _Loop) -> tuple[int, int]:
+        """The pipeline loop's induction variable type and signedness (as
+        MLIR defines loops: `index` or an integer, `scf.for unsigned`), and
+        its lb and ub as written, as signed constants of that type: the
+        planned small bounds, or those moved to the edges of the type (an
+        unsigned loop across the signed limit, whose ub read signed is below
+        its lb; a loop ending at the type's top; a signed one from its
+        bottom), or a zero-trip unsigned loop from the largest value to 1
+        (two trips read signed). Moved bounds need the iteration number as
+        the block index (the induction values are not blocks)."""
+        rng, b = self.rng, self.b
+        loop.iv_type = self.weighted([("index", 12), ("i32", 4), ("i64", 2), ("i16", 1), ("i8", 1)])
+        loop.unsigned = rng.random() < 0.3
+        width = 64 if loop.iv_type == "index" else int(loop.iv_type[1:])
+        signed_max = (1 << (width - 1)) - 1
+        top = (1 << width) - 1 if loop.unsigned else signed_max
+        span_end = max(loop.ub, loop.lb)
+        lb, ub = loop.lb, loop.ub
+        if loop.trip == 0 and loop.unsigned and rng.random() < 0.5:
+            lb, ub = top, rng.choice([0, 1, 2])
+            b.features.add("zero_trip_wrapping")
+        else:
+            shapes = [("small", 5), ("top", 2)] + ([("signed_limit", 3)] if loop.unsigned else [("bottom", 2)])
+            where = self.weighted(shapes)
+            if where == "signed_limit":
+                loop.shift = signed_max - span_end // 2
+            elif where == "top":
+                loop.shift = top - span_end
+            elif where == "bottom":
+                loop.shift = -(1 << (width - 1)) - min(loop.lb, loop.ub)
+            lb, ub = lb + loop.shift, ub + loop.shift
+            if loop.unsigned and ub < 0:  # a zero-trip plan from 0 to -1: -1 is the largest unsigned value
+                ub = 0
+            if loop.shift:
+                b.features.add(f"bounds_{where}")
+        if loop.shift or lb != loop.lb:
+            if loop.index_mode == "iv":
+                loop.index_mode = rng.choice(["iteration", "iter_arg"])
+        if loop.iv_type != "index":
+            b.features.add(f"iv_{loop.iv_type}")
+        if loop.unsigned:
+            b.features.add("unsigned_loop")
+
+        def written(v: int) -> int:  # the signed constant of the type with v's bits
+            v &= (1 << width) - 1
+            return v - (1 << width) if v >> (width - 1) else v
+
+        read = (lambda v: v & ((1 << width) - 1)) if loop.unsigned else written
+        lo, hi = read(lb), read(ub)
+        runs = -(-(hi - lo) // loop.step) if hi > lo else 0
+        assert runs == loop.trip, f"the loop as written runs {runs} times, not the {loop.trip} planned"
+        return written(lb), written(ub)
+
+    def first_iteration(self) -> str:
+        """An i1 that is true in the pipeline loop's first iteration."""
+        b = self.b
+        first = b.fresh("first")
+        b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : {self.loop.iv_type}")
+        return first
+
+    def iv_index(self, iv: str, type_: str, unsigned: bool) -> str:
+        """An induction value as an index (cast from an integer type)."""
+        if type_ == "index":
+            return iv
+        x = self.b.fresh("ix")
+        self.b.emit(f"{x} = arith.index_cast{'ui' if unsigned else ''} {iv} : {type_} to index")
+        return x
 
     def vec_type(
         self, dtype: str, shape: tuple[int, int] | None = None, region: Region | None = None, loc: str = "vec", blayout: str = "row_major", pad: int = 0
@@ -796,6 +890,7 @@ class _Generator:
             ("carried_partial", 0.25),
             ("partial_writer", 0.25),
             ("call", 0.15),
+            ("carried_nested", 0.2),
             ("matmul_rows", 0.2),
             ("matmul_k", 0.2),
         ]
@@ -824,11 +919,13 @@ class _Generator:
             counter = ("%blk", b.const(0), "index")
             iter_args.insert(0, counter)
         results = b.fresh("res")
-        header = f"scf.for %iv = {loop.lb_ref} to {loop.ub_ref} step {loop.step_ref}"
+        header = f"scf.for {'unsigned ' if loop.unsigned else ''}%iv = {loop.lb_ref} to {loop.ub_ref} step {loop.step_ref}"
         if iter_args:
             header = f"{results}:{len(iter_args)} = " + header
             header += " iter_args(" + ", ".join(f"{n} = {init}" for n, init, _ in iter_args) + ")"
             header += " -> (" + ", ".join(t for _, _, t in iter_args) + ")"
+        if loop.iv_type != "index":
+            header += f" : {loop.iv_type}"
         loop_at = len(b.lines)
         b.open(header + " {")
         b.factor = loop.stages if placement != "inner" else 1
@@ -861,7 +958,7 @@ class _Generator:
     def render(self, arch: str | None, kind: str) -> str:
         b = self.b
         aliases = [f"{alias} = {text}" for text, alias in b.aliases.items()]
-        params = [f"{g.arg}: {b.ptr_type(g.dtype)}" for g in b.globals] + [f"%{n}: index" for n in b.scalar_args]
+        params = [f"{g.arg}: {b.ptr_type(g.dtype)}" for g in b.globals] + [f"%{n}: {b.scalar_types.get(n, 'index')}" for n in b.scalar_args]
         attrs = f' attributes {{pto.target_arch = "{arch}"}}' if arch else ""
         func_attrs = ""
         if self.rng.random() < 0.2:
@@ -896,10 +993,13 @@ class _Generator:
         b = self.b
         if loop.index_mode == "iter_arg":
             return "%blk"
+        t = loop.iv_type
         if loop.index_mode == "iv":
-            return "%iv"
-        d = "%iv" if loop.lb == 0 and not loop.lb_ref.startswith("%lb") else b.arith("subi", "%iv", loop.lb_ref)
-        return d if loop.step == 1 and not loop.step_ref.startswith("%step") else b.arith("divui", d, loop.step_ref)
+            return self.iv_index("%iv", t, loop.unsigned)
+        lb_zero = loop.lb == 0 and not loop.shift and not loop.lb_ref.startswith("%lb")
+        d = "%iv" if lb_zero else b.arith("subi", "%iv", loop.lb_ref, t)
+        k = d if loop.step == 1 and not loop.step_ref.startswith("%step") else b.arith("divui", d, loop.step_ref, t)
+        return self.iv_index(k, t, True)  # in [0, trips): unsigned
 
     # -- global tensors ---------------------------------------------------------------------
 
@@ -962,7 +1062,8 @@ class _Generator:
         mtype = b.multi_ty(t, count)
         self.multi_tiles.append("  " * 2 + f"{mb} = pto.alloc_multi_tile : {mtype}")
         b.vec_bytes += count * t.nbytes
-        slot = b.arith("remui", "%iv", b.const(count))
+        iv_t = self.loop.iv_type
+        slot = self.iv_index(b.arith("remui", "%iv", b.const(count, iv_t), iv_t), iv_t, True)
         name = b.fresh("t")
         b.emit(f"{name} = pto.multi_tile_get {mb}[{slot}] : {mtype} -> {b.ty(t)}")
         b.features.add("user_multi_tile")
@@ -1311,8 +1412,7 @@ class _Generator:
         b, rng = self.b, self.rng
         dtype, region = self.dtype, self.outer_region
         c = b.alloc(self.vec_type(dtype, region=region), region=region)
-        first = b.fresh("first")
-        b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
+        first = self.first_iteration()
         b.open(f"scf.if {first} {{")
         b.tload(self.input(dtype), b.const(0), b.const(0), c)
         b.close()
@@ -1371,8 +1471,7 @@ class _Generator:
             return
         how = rng.choice(hows)
         b.features.add(f"partial_writer_{how}")
-        first = b.fresh("first")
-        b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
+        first = self.first_iteration()
         whole = TileT("vec", rows, cols, dtype)
         if how in ("treshape_view", "subview_view"):
             h = rng.randint(1, rows - 1)
@@ -1432,6 +1531,71 @@ class _Generator:
         b.op(self.choose_op("unary", dtype), [kept], d)
         b.tstore(d, self.output(dtype), row, b.const(0))
         b.features.add("call")
+    def open_nested_loop(self, j: str, trips: int) -> str:
+        """Open a loop nested in the pipeline loop that runs `trips` times
+        and return its iteration number as an index: mostly
+        `scf.for %j = 0 to trips step 1`, sometimes over an integer type,
+        unsigned, with bounds across the signed limit or at the top of the
+        type (which a reading with the other sign sees as no trip), the
+        number then `j - lo` cast at the top of the body."""
+        rng, b = self.rng, self.b
+        if rng.random() < 0.7:
+            b.open(f"scf.for {j} = {b.const(0)} to {b.const(trips)} step {b.const(1)} {{")
+            return j
+        t = self.weighted([("i32", 3), ("index", 2), ("i16", 1), ("i8", 1)])
+        width = 64 if t == "index" else int(t[1:])
+        unsigned = rng.random() < 0.6
+        top = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
+        where = rng.choice(["signed_limit", "top"] if unsigned else ["top", "bottom"])
+        lo = {"signed_limit": (1 << (width - 1)) - 1, "top": top - trips, "bottom": -(1 << (width - 1))}[where]
+        b.features.add("nested_unsigned" if unsigned else "nested_edge_bounds")
+
+        def written(v: int) -> int:  # the signed constant of the type with v's bits
+            v &= (1 << width) - 1
+            return v - (1 << width) if v >> (width - 1) else v
+
+        start = b.const(written(lo), t)
+        suffix = "" if t == "index" else f" : {t}"
+        b.open(f"scf.for {'unsigned ' if unsigned else ''}{j} = {start} to {b.const(written(lo + trips), t)} step {b.const(1, t)}{suffix} {{")
+        return self.iv_index(b.arith("subi", j, start, t), t, True)
+
+    def carried_nested(self, scope: _Scope) -> None:
+        """A body tile written whole in the first iteration, then by a tload
+        in a nested loop that may run no iteration, before it is read whole:
+        `scf.for unsigned` from the type's largest value to 1 (no trip; read
+        signed, two), a signed loop from the type's top to its bottom (no
+        trip; read unsigned, one), or loops of one or two trips whose
+        bounds a reading with the other sign sees otherwise. With no trip
+        the tile is loop-carried through memory (issue 21: a write in such
+        a loop was taken as certain, and the tile got N buffers)."""
+        b, rng = self.b, self.rng
+        dtype, region = self.dtype, self.outer_region
+        c = b.alloc(self.vec_type(dtype, region=region), region=region)
+        first = self.first_iteration()
+        b.open(f"scf.if {first} {{")
+        b.tload(self.input(dtype), b.const(0), b.const(0), c)
+        b.close()
+        t = self.weighted([("i32", 3), ("index", 2), ("i64", 1), ("i16", 1), ("i8", 1)])
+        width = 64 if t == "index" else int(t[1:])
+        smin, smax = -(1 << (width - 1)), (1 << (width - 1)) - 1
+        shape = rng.choice(["unsigned_none", "signed_none", "unsigned_across", "signed_across"])
+        lo, hi = {
+            "unsigned_none": (-1, 1),  # 2^w - 1 to 1: none (signed: -1 to 1, two)
+            "signed_none": (smax, smin),  # none (unsigned: 2^(w-1) - 1 to 2^(w-1), one)
+            "unsigned_across": (smax, smin + 1),  # two (signed: none)
+            "signed_across": (-1, 1),  # two (unsigned: none)
+        }[shape]
+        unsigned = shape.startswith("unsigned")
+        suffix = "" if t == "index" else f" : {t}"
+        j = b.fresh("j")
+        b.open(f"scf.for {'unsigned ' if unsigned else ''}{j} = {b.const(lo, t)} to {b.const(hi, t)} step {b.const(1, t)}{suffix} {{")
+        b.tload(self.input(dtype), self.row(scope, self.shape[0]), b.const(0), c)
+        b.close()
+        b.features.add(f"carried_nested_{shape}")
+        x = self.pick(scope, dtype, region)
+        d = self.new_vec(scope, dtype, region)
+        b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
+        b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
 
     def resize_op(self, scope: _Scope, a: Tile) -> bool:
         """A `?x?` tile allocated whole, then `pto.set_validshape` to `a`'s
@@ -1725,13 +1889,13 @@ class _Generator:
             self.partial_writer(scope)
         elif fragment == "call":
             self.call(scope)
+        elif fragment == "carried_nested":
+            self.carried_nested(scope)
         elif fragment == "carried_in_body":
             region = self.region
             c = b.alloc(self.vec_type(self.dtype, region=region), region=region)
             tail = region.ref is not None
-            first = b.fresh("first")
-            lb = self.loop.lb_ref
-            b.emit(f"{first} = arith.cmpi eq, %iv, {lb} : index")
+            first = self.first_iteration()
             b.open(f"scf.if {first} {{")
             b.tload(self.input(self.dtype, tail), b.const(0), b.const(0), c)
             b.close()
@@ -1766,8 +1930,7 @@ class _Generator:
             kofs = self.row(scope, s["k"])
             left, right = self.matmul_operands(s["a"], s["b"], kofs, s["m"], s["k"], s["n"], s["in"])
             if s["init_in_loop"]:
-                first = b.fresh("first")
-                b.emit(f"{first} = arith.cmpi eq, %iv, {self.loop.lb_ref} : index")
+                first = self.first_iteration()
                 b.open(f"scf.if {first} {{")
                 b.op("tmatmul", [left, right], s["acc"])
                 b.close("} else {")
@@ -1813,8 +1976,8 @@ class _Generator:
     def inner_loop(self, scope: _Scope, placement: str) -> None:
         b = self.b
         j = b.fresh("j")
-        b.open(f"scf.for {j} = {b.const(0)} to {b.const(self.inner_blocks)} step {b.const(1)} {{")
-        col = b.arith("muli", j, b.const(self.shape[1]))
+        block = self.open_nested_loop(j, self.inner_blocks)
+        col = b.arith("muli", block, b.const(self.shape[1]))
         inner = _Scope(scope.block, col, [t for t in scope.pool if t is self.outer_tile], inner=True)
         stages = self.rng.choice([2, 3]) if placement in ("inner", "both") else None
         outer_factor = b.factor

@@ -72,6 +72,7 @@ from ..interpreter import scalars
 from ..interpreter.errors import OpFault
 from ..interpreter.memory import TileLayout, reshaped_valid, row_major_strides, tile_layout
 from ..interpreter.trace import Access, TraceEvent, block_accesses
+from ..loop_index import UNSIGNED, iteration_values, read_int, type_width
 from ..ops import op_def
 from ..targets import space_spec
 from ..types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, ViewType, multi_tile_type, pto_type, tile_type
@@ -399,8 +400,10 @@ class _Evaluator:
         self.iter_args = list(body.arguments)[1:]
         lb, ub, step = (self.value(loop.operands[i]) for i in range(3))
         self.lb, self.ub, self.step = lb, ub, step
+        # the induction variable's width and the loop's comparison (docs/dialect.md: loops as MLIR defines them)
+        self.width, self.unsigned = type_width(loop.operands[0].type), UNSIGNED in loop.attributes
         self.carried = [self.value(v) for v in list(loop.operands)[3:]]
-        if _is_int(step) and step <= 0:
+        if _is_int(step) and read_int(step, self.width, self.unsigned) <= 0:
             raise StaticScheduleError(loop.location, f"the loop's step is {step}; scf.for steps must be positive")
 
     # -- scalars --
@@ -511,7 +514,7 @@ class _Evaluator:
     def run_iteration(self) -> None:
         k = self.iteration
         iv = _add(self.lb, _scale(self.step, k))
-        self.env[self.iv] = iv
+        self.env[self.iv] = scalars.wrap(iv, self.width) if _is_int(iv) else iv
         for arg, x in zip(self.iter_args, self.carried):
             self.env[arg] = x
         yields = self.run_block(self.body)
@@ -554,20 +557,20 @@ class _Evaluator:
             raise StaticScheduleError(
                 op.location, "the bounds of this inner scf.for are not known statically (data-dependent control flow, or arguments not given in `values`)"
             )
-        if step <= 0:
+        width = type_width(op.operands[0].type)
+        induction = iteration_values(lb, ub, step, width, UNSIGNED in op.attributes)
+        if induction is None:
             raise StaticScheduleError(op.location, f"the step of this scf.for is {step}; steps must be positive")
         block = op.regions[0].blocks[0]
         args = list(block.arguments)
         values = [self.value(v) for v in list(op.operands)[3:]]
-        i = lb
-        while i < ub:
-            self.env[args[0]] = i
+        for i in induction:
+            self.env[args[0]] = scalars.wrap(i, width)
             for a, x in zip(args[1:], values):
                 self.env[a] = x
             values = self.run_block(block) or values
             if len(self.events) > MAX_EVENTS:
                 raise StaticScheduleError(op.location, f"more than {MAX_EVENTS} events: the inner loops are too long to unroll")
-            i += step
         for r, x in zip(op.results, values):
             self.env[r] = x
 
@@ -1040,7 +1043,8 @@ class SlotTimer:
         ev = self.ev
         self.trip = None
         if _is_int(ev.lb) and _is_int(ev.ub) and _is_int(ev.step):
-            self.trip = max(0, -(-(ev.ub - ev.lb) // ev.step))
+            induction = iteration_values(ev.lb, ev.ub, ev.step, ev.width, ev.unsigned)
+            self.trip = len(induction) if induction is not None else None
         self.iteration_starts: list[int] = []  # index in ev.events of each iteration's first event
 
     def _unroll(self, target: int) -> None:

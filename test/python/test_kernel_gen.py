@@ -111,7 +111,7 @@ def test_tile_shapes_satisfy_the_layout_rule():
 def test_partition_offsets_follow_the_induction_variable():
     for seed in SEEDS:
         kernel = generate(seed)
-        body = kernel.text[kernel.text.index("scf.for %iv") :]
+        body = kernel.text[re.search(r"scf\.for (unsigned )?%iv", kernel.text).start() :]
         # every row offset in the loop comes from the block index (iv, the iteration or a counter)
         assert re.search(r"pto\.partition_view %\w+, offsets = \[%i\d+", body) or '"pto.partition_view"(%' in body, seed
 
@@ -151,6 +151,10 @@ REQUIRED_FEATURES = {
     # loops and matmul chains
     "nested_loop", "placement_inner", "placement_both",
     "matmul_rows", "matmul_k", "acc_store_direct", "acc_store_tmov", "acc_store_tcvt",
+    # loops as MLIR defines them: unsigned, integer induction variables, bounds at the edges of the type
+    "unsigned_loop", "iv_i32", "iv_i64", "iv_i16", "iv_i8", "bounds_top", "bounds_bottom", "bounds_signed_limit",
+    "zero_trip_wrapping", "nested_unsigned", "nested_edge_bounds", "carried_nested", "carried_nested_unsigned_none",
+    "carried_nested_signed_none", "carried_nested_unsigned_across", "carried_nested_signed_across",
 }  # fmt: skip
 
 

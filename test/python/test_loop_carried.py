@@ -332,3 +332,11 @@ def test_reasons_name_ops_as_users_write_them():
         ]
     )
     assert carried(body) == {"c": "it is read by 'pto.tmatmul.acc' before it is written in the iteration"}
+
+
+def test_a_tile_the_loop_only_reads_is_said_to_be_never_written():
+    never = "it is never written in the loop: 'pto.tstore' reads what it holds from before the loop"
+    assert carried("\n".join([alloc("t"), STORE.format(t="t")])) == {"t": never}
+    # through a view too (the full walk)
+    body = "\n".join([alloc("t"), "%w = pto.treshape %t : !v -> !v", STORE.format(t="w")])
+    assert carried(body) == {"t": never}

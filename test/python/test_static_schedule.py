@@ -356,7 +356,11 @@ def test_generated_kernels_give_the_runs_events_and_schedule():
             for loop in scf_loops(module.operation):
                 if loop.parent.operation.name != "func.func":
                     continue
-                trips = loop_schedule(loop, iterations=1, values=kernel.values, source_text=kernel.text).trip_count
+                try:
+                    trips = loop_schedule(loop, iterations=1, values=kernel.values, source_text=kernel.text).trip_count
+                except StaticScheduleError as e:
+                    assert "calls are not modelled statically" in str(e), e  # the generator's helper functions
+                    continue
                 if not trips:
                     continue
                 static = loop_schedule(loop, iterations=trips, values=kernel.values, source_text=kernel.text)
