@@ -36,6 +36,12 @@ def _lower_pipeline_loops():
     return LowerPipelineLoops
 
 
+def _replan():
+    from .replan import PtoReplan
+
+    return PtoReplan
+
+
 def _pto_pipeline():
     from .pto_pipeline import PtoPipeline
 
@@ -50,6 +56,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "pto-lower-pipeline-loops": _lower_pipeline_loops,
         "pto-allocate-memory-addr": _allocate_memory_addr,
         "pto-pipeline": _pto_pipeline,
+        "pto-replan": _replan,
     }
 
 

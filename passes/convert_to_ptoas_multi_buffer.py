@@ -146,6 +146,15 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     not normalized, with a remark, and keeps the general slot. (A 64-bit
     loop is taken to run fewer than 2^63 times.)
 
+    With `replan=true`, the pass first drops the constant `addr` PyPTO gave
+    every tile (what `pto-replan` does): tiles at overlapping bytes through
+    which data flows become one unaddressed buffer and views of it
+    (`pto.treshape`, `pto.subview`), a scratch PyPTO reused across lifetimes
+    becomes separate buffers, and what cannot be expressed so keeps its
+    addresses with a remark. The loops are then converted as if PyPTO had
+    left the tiles unaddressed; the result computes what the addressed
+    kernel computed.
+
     With `slots=model`, each eligible tile gets its own slot count in
     [1, N], chosen with the static pipe schedule (the costs and dependence
     rules of `pto-run --cycles`, docs/tools.md): a tile only one pipe
@@ -177,6 +186,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         "uniform: every eligible tile gets N slots; model: each its own count in [1, N], chosen by the pipe model",
         choices=("uniform", "model"),
     )
+    replan: bool = option(False, "first drop the constant addresses PyPTO planned, keeping its aliases as views (pto-replan)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
@@ -184,6 +194,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
+        if self.replan:
+            from ..replan import replan_module  # here: only replan=true needs it
+
+            replan_module(module, run)
+            # The rewrite below may erase allocs replan made: the check after
+            # the pass looks at the whole module instead of a list of ops.
+            run.changed_ops = None
         conversion = _Conversion(self, run, arch, module.context)
         patterns = RewritePatternSet()
         patterns.add("scf.for", lambda op, rewriter: conversion.convert_loop(op.operation))

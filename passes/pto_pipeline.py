@@ -45,6 +45,11 @@ class PtoPipeline(ModulePass):
     converted loops are at `pto.pipeline_stages = 1`, so only the loops the
     conversion declined are replicated; with it off, every pipeline loop is.
 
+    With `replan=true`, PyPTO's constant tile addresses are dropped first,
+    keeping its aliases as views (`pto-replan`): with the switch on, by
+    the conversion's `replan`, with it off, by `pto-replan` before the
+    replication, so both paths plan the kernel again.
+
     The switch resolves as: the `use-ptoas-multi-buffer` option if given,
     else `pto-opt --use-ptoas-multi-buffer[=bool]` or the Python keyword
     `use_ptoas_multi_buffer=`, else the environment variable
@@ -76,6 +81,7 @@ class PtoPipeline(ModulePass):
     )
     spaces: tuple[str, ...] = option(("vec", "mat"), "the conversion's spaces option: memory spaces whose tiles are multi-buffered", choices=SPACES)
     normalize_loops: bool = option(False, "the conversion's normalize-loops option: loops to lb = 0, step = 1 first")
+    replan: bool = option(False, "first drop the constant addresses PyPTO planned, keeping its aliases as views (also with the switch off)")
 
     def expand(self, pipeline) -> list[ModulePass]:
         switch = resolve_switch(self.use_ptoas_multi_buffer, pipeline.settings)
@@ -85,9 +91,10 @@ class PtoPipeline(ModulePass):
             pipeline.announce(f"pto-pipeline: use-ptoas-multi-buffer is {state}, from {switch.source}")
         passes: list[ModulePass] = []
         if switch.value:
-            passes.append(
-                get_pass_class("convert-to-ptoas-multi-buffer")(arch=self.arch, slots=self.slots, spaces=self.spaces, normalize_loops=self.normalize_loops)
-            )
+            conversion = get_pass_class("convert-to-ptoas-multi-buffer")
+            passes.append(conversion(arch=self.arch, slots=self.slots, spaces=self.spaces, normalize_loops=self.normalize_loops, replan=self.replan))
+        elif self.replan:
+            passes.append(get_pass_class("pto-replan")())
         passes.append(get_pass_class("pto-lower-pipeline-loops")(arch=self.arch))
         if self.allocate:
             passes.append(get_pass_class("pto-allocate-memory-addr")(arch=self.arch, degrade=True))

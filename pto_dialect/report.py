@@ -94,6 +94,20 @@ class FunctionMemory:
 
 
 @dataclass
+class ReplanDecision:
+    """What `replan=true` did with one alias class of addressed tiles
+    (pto_dialect/replan.py): the tiles that are one buffer, named by the
+    first of them."""
+
+    location: str
+    space: str
+    tiles: int  # tiles in the class
+    replanned: bool  # their addresses were dropped (else kept, for `reason`)
+    reason: str = ""
+    views: int = 0  # members that became a pto.treshape or pto.subview of the class's buffer
+
+
+@dataclass
 class SwitchDecision:
     """How `pto-pipeline` resolved use-ptoas-multi-buffer, and from where."""
 
@@ -109,6 +123,7 @@ class PipelineReport:
     degraded: list[str] = field(default_factory=list)
     """Each slot the allocator took from a multi-tile buffer so that a space
     fits (`pto-allocate-memory-addr{degrade=true}`, which pto-pipeline runs)."""
+    replan: list[ReplanDecision] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)

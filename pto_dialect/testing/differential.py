@@ -29,6 +29,15 @@ the conversion with loop normalization, the switch both ways, and the slot
 counts the pipe model chooses (through lowering and the pipe-aware
 allocation)."""
 
+REPLAN_PIPELINES = (
+    "convert-to-ptoas-multi-buffer{replan=true}",
+    "pto-pipeline{use-ptoas-multi-buffer=true replan=true}",
+    "pto-pipeline{use-ptoas-multi-buffer=false replan=true}",
+)
+"""What a kernel PyPTO addressed (`kernel_gen.addressed`) is checked under:
+re-planned (docs/passes.md, `replan`), then converted, or through the
+switch both ways, against the addressed kernel itself."""
+
 SAME = "same"
 MISMATCH = "mismatch"
 PASS_ERROR = "pass-error"

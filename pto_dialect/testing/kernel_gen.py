@@ -2032,6 +2032,60 @@ def generate(seed: int) -> GeneratedKernel:
     return generate_from(random.Random(seed), seed)
 
 
+def addressed(kernel: GeneratedKernel, rng: random.Random | None = None) -> GeneratedKernel:
+    """`kernel` as PyPTO hands kernels over: every tile at a constant
+    `addr`, its bytes reused across lifetimes (the allocator with
+    `pipe-aware=false`, which shares the most), and buffers renamed as
+    PyPTO's SSA form renames them: before some ops a tile is read or
+    written through a new `pto.alloc_tile` at the same address and type,
+    which names the same bytes (docs/dialect.md, "Buffer semantics"). Its
+    pipeline loops keep `pto.pipeline_stages`, so `replan=true` has loops to
+    convert. `rng` draws which uses are renamed (default: from the seed)."""
+    from mlir import ir
+
+    from ..allocs import alloc_operands
+    from ..api import parse, print_module, run_passes
+
+    rng = rng or random.Random(kernel.seed)
+    with ir.Context():
+        module = parse(kernel.text, name="addressed")
+        run_passes(module, "pto-allocate-memory-addr{pipe-aware=false}")
+        allocs = []
+        module.operation.walk(lambda op: (allocs.append(op) if op.name == "pto.alloc_tile" else None, ir.WalkResult.ADVANCE)[1])
+        renamed = 0
+        for alloc in allocs:
+            value = alloc.results[0]
+            users = [use.owner for use in value.uses if use.owner.name != "pto.alloc_tile"]
+            block = alloc.operation.block
+            later = [u for u in users if u.operation.block == block and u.operation.name.startswith("pto.t")]
+            if len(later) < 2 or alloc_operands(alloc).valid or rng.random() < 0.4:
+                continue
+            later.sort(key=lambda u: _block_position(block, u.operation))
+            at = later[rng.randrange(1, len(later))].operation
+            copy = alloc.operation.clone(ir.InsertionPoint(at))
+            position = _block_position(block, at)
+            for use in list(value.uses):
+                owner = use.owner.operation
+                if owner.block == block and _block_position(block, owner) >= position:
+                    owner.operands[use.operand_number] = copy.results[0]
+            renamed += 1
+        text = print_module(module)
+    # The printer names the arguments %arg0, %arg1, ...: the scalar values follow them.
+    start = kernel.text.index(f"func.func @{kernel.function}(")
+    signature = kernel.text[start : kernel.text.index(")", start)]
+    names = re.findall(r"%([\w$.-]+)\s*:", signature)
+    values = {f"arg{names.index(name)}": v for name, v in kernel.values.items()}
+    features = kernel.features | {"addressed"} | ({"renamed_buffer"} if renamed else frozenset())
+    return GeneratedKernel(kernel.seed, text, values, features, kernel.function)
+
+
+def _block_position(block, op) -> int:
+    for i, other in enumerate(block.operations):
+        if other.operation == op:
+            return i
+    return -1
+
+
 def kernels():
     """A hypothesis strategy of generated kernels."""
     from hypothesis import strategies as st
@@ -2039,4 +2093,4 @@ def kernels():
     return st.randoms(use_true_random=False).map(generate_from)
 
 
-__all__ = ["GeneratedKernel", "TileT", "compact_type", "generate", "generate_from", "kernels", "printed_type", "verbose_type"]
+__all__ = ["GeneratedKernel", "addressed", "TileT", "compact_type", "generate", "generate_from", "kernels", "printed_type", "verbose_type"]
