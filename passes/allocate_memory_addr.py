@@ -11,6 +11,7 @@ from mlir import ir
 
 from .. import diagnostics, slot_depth
 from ..allocs import ALLOC_OPS, AllocOperands, alloc_attributes, alloc_operands, create_alloc, has_addr
+from ..attributes import generic_value
 from ..diagnostics import location_text
 from ..ir_utils import constant_int
 from ..liveness import FunctionLiveness, LiveRange, function_liveness
@@ -134,6 +135,12 @@ class AllocateMemoryAddr(ModulePass):
     such tile (`tmp of pto.trowsum`), `pto.memory_usage` counts it, and an
     overflow names the tmps live at the peak.
 
+    The bytes a `pto.reserve_buffer` holds for a cross-core pipe are kept
+    clear for the whole function: at its `base`, or, with `auto = true` and
+    no base, placed like a buffer and given that base (ptoas at level3
+    needs it, as its planner gives it at level2); a tile at a user address
+    over reserved bytes is an error.
+
     Each function gets `pto.memory_usage = {vec = B : i64, ...}`: per space
     it uses, the bytes from 0 to the end of its highest buffer (a region
     counts its N * stride bytes). The
@@ -224,10 +231,11 @@ class AllocateMemoryAddr(ModulePass):
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
         held_below = len(buffers)  # the key of the reservation of `base`, in spaces that have one
+        reserves = reserved_buffers(func)  # keys held_below + 1 + j
         facts = []  # per buffer, what pipe-aware sharing needs
         if pipe_aware:
             per_range = share_facts(liveness)
-            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS]
+            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS] * (1 + len(reserves))
         ok = True
         memory = FunctionMemory(function=name, arch=arch)
         placements: dict[str, Placement] = {}
@@ -239,10 +247,10 @@ class AllocateMemoryAddr(ModulePass):
             dynamic = [buffers[i] for i in in_space.get(space, ()) if buffers[i].dynamic]
             if dynamic:
                 ok = self._check_dynamic(space, dynamic, [buffers[i] for i in members if buffers[i].fixed is None]) and ok
-            if not members:
+            if not members and not any(r.space == space for r in reserves):
                 continue
             spec = space_spec(arch, space)
-            requests, below, placement, tier, first_need = self._place_space(space, members, buffers, liveness, base, facts, arch)
+            requests, below, placement, tier, first_need = self._place_space(space, members, buffers, liveness, base, facts, arch, reserves)
             if tier is not None:
                 memory.sharing[space] = tier.value
                 if tier is not Tier.FREE and placement.footprint <= spec.capacity:  # else the overflow error says it all
@@ -260,18 +268,24 @@ class AllocateMemoryAddr(ModulePass):
             memory.capacity[space] = spec.capacity
             memory.live_peak[space] = peak.bytes
             for first, second in placement.collisions:
-                if held_below not in (first, second):  # a user's address under the callers' bytes: below
+                if first < held_below and second < held_below:  # the reservations are checked below
                     ok = False
                     self._report_collision(space, buffers[first], buffers[second])
             for i in members:
                 if buffers[i].fixed is not None and buffers[i].fixed < below:
                     ok = False
                     self._report_below(space, buffers[i], below, graph.callers_of(name))
+                for r in reserves:  # a reserve's bytes are no tile's, not even a view's
+                    b = buffers[i]
+                    if r.space == space and r.base is not None and b.fixed is not None and b.fixed < r.base + r.size and r.base < b.fixed + b.size:
+                        ok = False
+                        self._report_reserved(space, b, r)
             if placement.footprint > spec.capacity:
                 ok = False
-                at_peak = {k: buffers[k] for k in peak.keys if k != held_below}
+                at_peak = {k: buffers[k] for k in peak.keys if k < held_below}
                 self._report_overflow(func, name, arch, space, placement, peak.bytes, at_peak, spec.capacity, below)
-        addrs = {k: a for p in placements.values() for k, a in p.addrs.items() if k != held_below}
+        addrs = {k: a for p in placements.values() for k, a in p.addrs.items() if k < held_below}
+        reserved_at = {k - held_below - 1: a for p in placements.values() for k, a in p.addrs.items() if k > held_below}
         if run.buffer_records or self.report != "none":  # a record per buffer only for whoever reads them
             records = _Records(liveness)
             memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
@@ -287,6 +301,10 @@ class AllocateMemoryAddr(ModulePass):
                         attrs[addr] = ir.IntegerAttr.get(i64, addr)
                     run.changed(_set_addr(b, i64, attrs[addr]))
             set_memory_usage(func, memory.peak)
+            for j, r in enumerate(reserves):
+                if r.base is None and j in reserved_at:  # auto: where it was placed, as ptoas's planner resolves it
+                    r.op.attributes["base"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32, func.context), reserved_at[j])
+                    run.changed(r.op)
         return memory, ok, held or {}
 
     def _held_across_calls(
@@ -326,16 +344,23 @@ class AllocateMemoryAddr(ModulePass):
                 mine[space] = max(mine.get(space, 0), height)
         return held if ok else None
 
-    def _place_space(self, space: str, members: list[int], buffers: list[_Buffer], liveness: FunctionLiveness, base: dict[str, int], facts, arch: str):
+    def _place_space(
+        self, space: str, members: list[int], buffers: list[_Buffer], liveness: FunctionLiveness, base: dict[str, int], facts, arch: str, reserves
+    ):
         """The placement of one space's buffers (`members`, indices into
-        `buffers`) above what the callers hold (`base`): (requests, the bytes
+        `buffers`) above what the callers hold (`base`), beside the
+        function's `pto.reserve_buffer`s (`reserves`): (requests, the bytes
         reserved below, placement, the sharing tier or None when sharing was
         not pipe-aware, the bytes the FREE tier needs)."""
         spec = space_spec(arch, space)
         requests = [Request(i, buffers[i].size, buffers[i].live.start, buffers[i].live.end, buffers[i].fixed, buffers[i].live.first_use) for i in members]
         below = align_up(base.get(space, 0), spec.alignment)
+        last = len(liveness.ops) - 1
         if below:  # what the callers hold across their calls: reserved for the whole function
-            requests.append(Request(len(buffers), below, 0, len(liveness.ops) - 1, 0, 0))
+            requests.append(Request(len(buffers), below, 0, last, 0, 0))
+        for j, r in enumerate(reserves):
+            if r.space == space:  # a cross-core pipe's bytes: held for the whole function
+                requests.append(Request(len(buffers) + 1 + j, align_up(r.size, spec.alignment), 0, last, r.base, 0))
         if self.reuse and self.pipe_aware and any(buffers[i].fixed is None for i in members):
             placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
             return requests, below, placement, tier, first_need
@@ -347,15 +372,16 @@ class AllocateMemoryAddr(ModulePass):
         pipe_aware = self.reuse and self.pipe_aware
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
+        reserves = reserved_buffers(func)
         facts = []
         if pipe_aware:
             per_range = share_facts(liveness)
-            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS]
+            facts = [per_range[b.index] for b in buffers] + [_HELD_BY_CALLERS] * (1 + len(reserves))
         placements = {}
         for space in SPACES:
             members = [i for i, b in enumerate(buffers) if b.space == space and not b.dynamic]
-            if members:
-                placements[space] = self._place_space(space, members, buffers, liveness, base, facts, arch)[2]
+            if members or any(r.space == space for r in reserves):
+                placements[space] = self._place_space(space, members, buffers, liveness, base, facts, arch, reserves)[2]
         return liveness, buffers, placements
 
     def _degrade(
@@ -514,6 +540,14 @@ class AllocateMemoryAddr(ModulePass):
             f"addr {first.fixed} ({first.size} bytes) in space \"{space}\" while both hold data: "
             "neither lies within the other, so one overwrites the other",
             notes=[(first.alloc.location, f"the other buffer, {first.type_text}, is allocated here")],
+        )
+
+    def _report_reserved(self, space: str, b: _Buffer, r: Reserved) -> None:
+        diagnostics.emit_error(
+            b.alloc.location,
+            f"buffer at fixed addr {b.fixed} ({b.size} bytes) overlaps the bytes [{r.base}, {r.base + r.size}) of space \"{space}\" "
+            f"that a pto.reserve_buffer holds for the whole function",
+            notes=[(r.op.location, "reserved here")],
         )
 
     def _report_below(self, space: str, b: _Buffer, below: int, callers: list[str]) -> None:
@@ -770,6 +804,35 @@ def _components(names: list[str], calls: dict[str, list[str | None]]) -> dict[st
             if not waiting[c]:
                 heapq.heappush(ready, (first[c], c))
     return {f: number[of[f]] for f in names}
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """A `pto.reserve_buffer` of the function: bytes of a space a cross-core
+    pipe holds for the whole function, at `base` (None: `auto = true`
+    without one, which the pass places and resolves, as ptoas's planner
+    does; ptoas at level3 needs the base)."""
+
+    op: ir.Operation
+    space: str
+    size: int
+    base: int | None
+
+
+def reserved_buffers(func: ir.Operation) -> list[Reserved]:
+    found: list[Reserved] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "pto.reserve_buffer":
+            attrs = op.attributes
+            location = generic_value(str(attrs["location"])) if "location" in attrs else None
+            if location is not None and location[1] in SPACES and "size" in attrs:
+                base = ir.IntegerAttr(attrs["base"]).value if "base" in attrs else None
+                found.append(Reserved(op, location[1], ir.IntegerAttr(attrs["size"]).value, base))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 def _functions_and_strays(module: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:

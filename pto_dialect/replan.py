@@ -33,7 +33,8 @@ ptoas's verifier accepts only at equal byte size), or a `pto.subview` of
 its rows or columns (ptoas rejects a treshape of a subview). A class
 that cannot be expressed so keeps its addresses, with a remark saying
 why; so does every tile of a space the function reserves bytes of by other
-means (`pto.reserve_buffer`, tiles a `pto.tpop_*` gives) or where an
+means (tiles a `pto.tpop_*` gives; a tile over the fixed bytes of a
+`pto.reserve_buffer`, which the allocator keeps clear) or where an
 address is not a constant, and every function that calls or is called
 (its tiles' bytes may meet the other function's). The allocator keeps
 user addresses as fixed reservations.
@@ -185,11 +186,14 @@ class _FunctionReplan:
                     size = region.region_bytes(space_spec("a2a3", region.loc).alignment)
                     self.fixed_regions.append((region.loc, (known, known + size), f"the multi-tile region at addr {known}"))
             elif name == "pto.reserve_buffer":
+                # The allocator keeps a reserve's bytes clear (it places one
+                # without a base): a tile overlapping a fixed one keeps its addr.
                 space = _space_of_reserve(op)
-                if space:
-                    self.space_reasons.setdefault(
-                        space, f"the function reserves bytes of \"{space}\" with 'pto.reserve_buffer', which the allocator does not keep clear"
-                    )
+                attrs = op.attributes
+                if space and "base" in attrs and "size" in attrs:
+                    base = ir.IntegerAttr(attrs["base"]).value
+                    what = f"the bytes [{base}, {base + ir.IntegerAttr(attrs['size']).value}) a 'pto.reserve_buffer' holds"
+                    self.fixed_regions.append((space, (base, base + ir.IntegerAttr(attrs["size"]).value), what))
             elif name not in VIEW_OPS and name.startswith("pto."):
                 for result in op.results:
                     tile = tile_type(result.type)
