@@ -201,4 +201,33 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     if code.count(STAGES_ATTR) != stages_on_loops:
         # some occurrence is elsewhere (another op, a string): look closely
         return verify_module(module)
+    if code.count("multi_tile_get") > 1:
+        warn_co_live_slots(module)
     return rules.ok
+
+
+def warn_co_live_slots(module: ir.Operation) -> None:
+    """Warn where one loop iteration selects two slots of one multi-tile
+    buffer: ptoas's InsertSync before v0.55 guards only the first of them,
+    and the next iteration's write of the second races this one's read
+    (hw-native-sys/PTOAS issue #1118)."""
+    seen: dict[tuple, ir.Value] = {}  # (buffer, enclosing loop) -> the first slot selected
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "pto.multi_tile_get" and len(op.operands) == 2:
+            loop = op.parent
+            while loop is not None and loop.name not in ("scf.for", "func.func"):
+                loop = loop.parent
+            if loop is not None and loop.name == "scf.for":
+                key = (op.operands[0], loop)
+                first = seen.setdefault(key, op.operands[1])
+                if first != op.operands[1]:
+                    diagnostics.emit_warning(
+                        op.location,
+                        "a second slot of this multi-tile buffer is selected in the same iteration: ptoas before v0.55 "
+                        "synchronises only the first slot an iteration selects (PTOAS issue #1118), so the next "
+                        "iteration's write of this one may race its read here",
+                    )
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
