@@ -50,8 +50,10 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from .allocs import alloc_operands
 from .buffers import forward_aliases, op_display_name, view_results
 from .catalogue import ALLOC_OPS, CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from .ir_utils import constant_int
 from .loop_carried import loop_carried_buffers
 
 # Region ops that run each of their regions at most once per execution.
@@ -364,9 +366,10 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
             if loops[loop].analysed:
                 each.setdefault(loop, []).append(i)
             loop = loops[loop].parent
+    same_bytes = _same_bytes(numbering, results)
     for index, members in (*own.items(), *each.items()):
         by_value = {results[i]: i for i in members}
-        carried = loop_carried_buffers(loops[index].op, list(by_value))
+        carried = loop_carried_buffers(loops[index].op, list(by_value), same_bytes=same_bytes)
         for value, why in carried.items():
             live = ranges[by_value[value]]
             reason = f"loop-carried through memory: {why.reason}"
@@ -376,6 +379,24 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
                 while loop != -1:
                     live.whole_loops.setdefault(loop, reason)
                     loop = loops[loop].parent
+
+
+def _same_bytes(numbering: _Numbering, results: list[ir.Value]) -> dict[ir.Value, ir.Value]:
+    """Tiles of one type at one constant address name the very same bytes
+    (PyPTO renames a buffer by allocating it again at its address): each
+    mapped to the first of them."""
+    first: dict[tuple, ir.Value] = {}
+    same: dict[ir.Value, ir.Value] = {}
+    for p, result in zip(numbering.allocs, results):
+        alloc = numbering.ops[p]
+        if alloc.name != "pto.alloc_tile" or not len(alloc.operands):
+            continue
+        addr = alloc_operands(alloc).addr
+        known = constant_int(addr) if addr is not None else None
+        if known is None:
+            continue
+        same[result] = first.setdefault((known, str(result.type)), result)
+    return same
 
 
 def function_liveness(func: ir.Operation, keep_uses: bool = False, carried: bool = True) -> FunctionLiveness:

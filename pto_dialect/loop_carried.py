@@ -405,12 +405,19 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
     return None
 
 
-def _track(buffer: ir.Value, aliases: dict[ir.Value, tuple[_Alias, ...]], resizes: list[ir.Operation], constants: ConstantInts) -> None:
-    """Map every alias of `buffer` to it, with its geometry; note the
-    set_validshape ops on them."""
+def _track(
+    buffer: ir.Value,
+    aliases: dict[ir.Value, tuple[_Alias, ...]],
+    resizes: list[ir.Operation],
+    constants: ConstantInts,
+    name: ir.Value | None = None,
+) -> None:
+    """Map every alias of `buffer` to it (or to `name`, a buffer naming the
+    same bytes), with its geometry; note the set_validshape ops on them."""
     root = buffer_root_geometry(buffer)
     if root is None:
         return
+    named = buffer if name is None else name
     work = [(buffer, root)]
     seen: set[ir.Value] = set()
     while work:
@@ -419,7 +426,7 @@ def _track(buffer: ir.Value, aliases: dict[ir.Value, tuple[_Alias, ...]], resize
             if alias in seen:
                 continue
             seen.add(alias)
-            aliases[alias] = (*aliases.get(alias, ()), _Alias(buffer, geometry, value))
+            aliases[alias] = (*aliases.get(alias, ()), _Alias(named, geometry, value))
             for use in alias.uses:
                 owner = use.owner.operation
                 if use.operand_number != 0:
@@ -432,16 +439,31 @@ def _track(buffer: ir.Value, aliases: dict[ir.Value, tuple[_Alias, ...]], resize
                     resizes.append(owner)
 
 
-def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None, extents: ValidExtents | None = None) -> dict[ir.Value, Carried]:
+def loop_carried_buffers(
+    loop: ir.Operation, buffers, verdicts=None, extents: ValidExtents | None = None, same_bytes: dict[ir.Value, ir.Value] | None = None
+) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
     depth), those that are loop-carried through memory in `loop`, with why.
-    `verdicts` may hold the `straight_line_verdict`s already computed."""
+    `verdicts` may hold the `straight_line_verdict`s already computed.
+    `same_bytes` maps a buffer to another that names the very same bytes
+    (tiles of one type at one constant address: PyPTO renames a buffer by
+    allocating it again there); such buffers are one root and share their
+    verdict."""
     body = loop.regions[0].blocks[0]
     constants = extents.constants if extents is not None else ConstantInts()
     carried: dict[ir.Value, Carried] = {}
     aliases: dict[ir.Value, tuple[_Alias, ...]] = {}
     resizes: list[ir.Operation] = []
+    same_bytes = same_bytes or {}
+    members: dict[ir.Value, list[ir.Value]] = {}
     for b in buffers:
+        members.setdefault(same_bytes.get(b, b), []).append(b)
+    for root, group in members.items():
+        if len(group) > 1 or root not in group:
+            for b in group:
+                _track(b, aliases, resizes, constants, root)
+            continue
+        b = group[0]
         verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body, extents=extents)
         if verdict is UNDECIDED:
             _track(b, aliases, resizes, constants)
@@ -451,4 +473,11 @@ def loop_carried_buffers(loop: ir.Operation, buffers, verdicts=None, extents: Va
         walker = _Walker(aliases, _enclosing_ops(aliases, loop.operation), resizes, constants, loop.operation)
         trampoline.run(walker.walk_region(loop.regions[0], _State()))
         carried.update(walker.carried)
+    for root, group in members.items():
+        if root in carried:
+            for b in group:
+                carried.setdefault(b, carried[root])
+    if same_bytes:
+        asked = set(buffers)
+        carried = {b: why for b, why in carried.items() if b in asked}
     return carried
