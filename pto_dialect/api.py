@@ -11,7 +11,7 @@ from mlir.passmanager import PassManager
 from . import diagnostics, ptoas_syntax
 from .diagnostics import Diag
 from .dialect import load_dialect
-from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
+from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve, run_pass_manager
 from .report import PipelineReport
 from .session import PARSER_BUFFER, Session, Source, name_locations
 from .session import print_module as _print
@@ -111,7 +111,7 @@ def run_passes(
     load_dialect(op.context)
     run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each))
     pm = build_pass_manager(pipeline, run, op.context)
-    pm.run(op)
+    run_pass_manager(pm, op, run)
     name = source_name or (_SOURCE_NAMES.get(module) if isinstance(module, ir.Module) else None)
     if name:
         name_locations(run.report, name)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import stat
 
+from . import interrupts
+
 
 class CreateError(OSError):
     """The file could not be created at all (a missing directory, no
@@ -17,7 +19,11 @@ def write_atomically(path: str, data: bytes) -> None:
     `path` (keeping the old file's permissions; a new file gets the
     umask's). Devices and pipes (`/dev/null`, a fifo) are written directly:
     there is nothing to rename over them. Raises OSError (CreateError when
-    nothing could be created)."""
+    nothing could be created).
+
+    In a tool, a Ctrl-C while the temporary file exists is held
+    (interrupts.py): the file is removed, `path` is left as it was, and then
+    the process ends."""
     target = os.path.realpath(path)
     try:
         mode = os.stat(target).st_mode
@@ -27,6 +33,11 @@ def write_atomically(path: str, data: bytes) -> None:
         with open(target, "wb") as f:
             f.write(data)
         return
+    with interrupts.held():
+        _write_through_temporary(target, data, mode)
+
+
+def _write_through_temporary(target: str, data: bytes, mode: int | None) -> None:
     import tempfile  # here: writing to a device or a pipe never needs it
 
     try:
@@ -43,6 +54,7 @@ def write_atomically(path: str, data: bytes) -> None:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(temporary, stat.S_IMODE(mode))
+        interrupts.raise_if_pending()  # an interrupted run does not replace the file
         os.replace(temporary, target)
     except BaseException:
         try:

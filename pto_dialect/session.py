@@ -27,7 +27,7 @@ from functools import cached_property
 
 from mlir import ir
 
-from . import diagnostics
+from . import diagnostics, interrupts
 from .diagnostics import Diag
 from .dialect import load_dialect, new_context
 from .ptoas_syntax import Translation, to_generic, to_ptoas
@@ -379,7 +379,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
 
         from mlir.passmanager import PassManager
 
-        with tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
+        # A tool's Ctrl-C waits for the directory to be removed (interrupts.py).
+        with interrupts.held(), tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
             pm = PassManager("builtin.module", context=operation.context)
             pm.add(_print_noop, name="pto-print")
             pm.enable_ir_printing(
@@ -390,7 +391,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
                 tree_printing_dir_path=directory,
             )
             pm.enable_verifier(False)
-            pm.run(operation)
+            with interrupts.keyboard_interrupt_deferred():  # _print_noop is called from C++
+                pm.run(operation)
             del pm
             path = os.path.join(directory, "builtin_module_no-symbol-name", "0_.mlir")
             with open(path, "rb") as f:

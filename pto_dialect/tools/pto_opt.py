@@ -350,7 +350,7 @@ class Driver:
         fresh Context of its own)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager
+        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
         from ..session import Session
 
         opts = self.opts
@@ -384,7 +384,7 @@ class Driver:
                     pm.enable_verifier(False)
                 output.flush_standard_streams()
                 try:
-                    pm.run(module.operation)
+                    run_pass_manager(pm, module.operation, run)
                     succeeded = True
                 except ir.MLIRError as e:
                     session.add_error(e)
@@ -465,8 +465,12 @@ def _phase_report(seconds: dict[str, float]) -> str:
 
 
 def console_main() -> None:
-    """The `pto-opt` command (pyproject.toml): `main` without the teardown."""
+    """The `pto-opt` command (launch.py; `python -m`): `main` without the
+    teardown, with the signals' default actions (interrupts.py)."""
+    from ..interrupts import install
     from .common import run_and_exit
+
+    install()
 
     run_and_exit(main)
 

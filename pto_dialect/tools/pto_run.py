@@ -247,11 +247,12 @@ class Runner:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, build_pass_manager
+        from ..pipeline import PipelineRun, build_pass_manager, run_pass_manager
 
-        pm = build_pass_manager(pipeline, PipelineRun(), self.session.context)
+        run = PipelineRun()
+        pm = build_pass_manager(pipeline, run, self.session.context)
         try:
-            pm.run(getattr(module, "operation", module))
+            run_pass_manager(pm, getattr(module, "operation", module), run)
         except ir.MLIRError as e:
             self.session.add_error(e)
             return False
@@ -397,8 +398,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The `pto-run` command (pyproject.toml): `main` without the teardown."""
+    """The `pto-run` command (launch.py; `python -m`): `main` without the
+    teardown, with the signals' default actions (interrupts.py)."""
+    from ..interrupts import install
     from .common import run_and_exit
+
+    install()
 
     run_and_exit(main)
 
