@@ -419,7 +419,7 @@ class Driver:
             return
         for problem in check(expected, [drop_op_dump_notes(d) for d in produced], lambda file: file == name):
             self.ok = False
-            self.print_diag(Diag("error", problem.message, name if problem.line else None, problem.line, problem.col))
+            self.print_diag(Diag("error", problem.message, problem.file or (name if problem.line else None), problem.line, problem.col))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,8 +42,16 @@ def _arg_value(text: str) -> tuple[str, int | float | tuple[int, ...]]:
     name, eq, raw = text.partition("=")
     if not eq or not name:
         raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
-    if "x" in raw and all(part.isdigit() for part in raw.split("x")):
+    hexadecimal = raw.lower().lstrip("+-").startswith("0x")
+    shape = not hexadecimal and "x" in raw and all(part.isdigit() for part in raw.split("x"))
+    digits = raw.lstrip("+-")
+    # (Python's int() refuses more than 4300 digits, and is slow long before)
+    if any(len(part.lstrip("0")) > 40 for part in (raw.split("x") if shape else [digits.removeprefix("0x").removeprefix("0X")])):
+        raise ToolError(f"--arg {name}: '{raw[:20]}...' has more digits than any integer type holds")
+    if shape:
         return name, tuple(int(part) for part in raw.split("x"))  # the shape of a dynamically shaped view
+    if digits.isdigit() or (hexadecimal and len(digits) > 2):
+        return name, int(raw, 16 if hexadecimal else 10)  # (decimal: `007` too)
     try:
         return name, int(raw, 0)
     except ValueError:
