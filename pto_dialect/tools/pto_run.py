@@ -367,8 +367,6 @@ class Runner:
         return 1
 
     def save(self, before, after) -> bool:
-        import io
-
         import numpy as np
 
         arrays = {}
@@ -378,10 +376,8 @@ class Runner:
             for s in execution.scalars:
                 if not isinstance(s.value, str):
                     arrays[prefix + s.name.replace(" #", "_")] = np.array(s.value)
-        data = io.BytesIO()
-        np.savez(data, **arrays)
-        try:
-            output.write_file_atomically(self.opts.save, data.getvalue(), "")
+        try:  # written into the file as numpy makes it: no copy of the arrays as bytes
+            output.write_file_atomically(self.opts.save, lambda f: np.savez(f, **arrays), "")
         except ToolError as e:
             self.error(None, str(e))
             return False
