@@ -144,6 +144,9 @@ class PipelineSettings:
     verbose: bool = False
     verify_each: bool = True
     buffer_records: bool = True
+    source_name: str | None = None
+    """The file the module was parsed from, for what the passes emit at
+    positions of the parser's buffer `-` (diagnostics.naming)."""
 
 
 @dataclass
@@ -210,7 +213,8 @@ class PipelineRun:
         try:
             if self._interrupted(mlir_pass):
                 return
-            self._apply(pass_obj, op, mlir_pass)
+            with diagnostics.naming(self.settings.source_name):
+                self._apply(pass_obj, op, mlir_pass)
         except BaseException as e:
             self._stopped(e, op, mlir_pass)
 
@@ -247,7 +251,9 @@ class PipelineRun:
         try:
             if self._interrupted(mlir_pass):
                 return
-            if not verify_module(op, check_types=False):
+            with diagnostics.naming(self.settings.source_name):
+                verified = verify_module(op, check_types=False)
+            if not verified:
                 mlir_pass.signal_pass_failure()
         except BaseException as e:
             self._stopped(e, op, mlir_pass)

@@ -52,7 +52,7 @@ __all__ = [
 PHASES = ("read ptoas syntax", "parse", "verify", "print", "write ptoas syntax")
 """The phases `Session.phase_seconds` times, in order."""
 
-PARSER_BUFFER = "-"
+PARSER_BUFFER = diagnostics.PARSER_BUFFER
 """The file name MLIR's parser gives every location in text it parses."""
 DEFAULT_SPLIT_MARKER = "// -----"
 
@@ -528,9 +528,14 @@ def user_location(location: str, name: str) -> str:
     return name + location[len(PARSER_BUFFER) :] if location.startswith(prefix) else location
 
 
+_BUFFER_POSITION = re.compile(re.escape(PARSER_BUFFER) + r":\d+:\d+")
+
+
 def name_locations(record, name: str) -> None:
-    """Replace the parser's buffer name by `name` in every `location` field
-    of a report record (a dataclass, or lists of them, at any depth)."""
+    """Replace the parser's buffer name by `name` in every position field of
+    a report record (a dataclass, or lists of them, at any depth): a
+    `location`, and any other field that holds a `-:line:col` alone (a
+    buffer's `first_at` and `last_at`)."""
     work = [record]
     while work:
         item = work.pop()
@@ -539,7 +544,8 @@ def name_locations(record, name: str) -> None:
         elif dataclasses.is_dataclass(item):
             for f in dataclasses.fields(item):
                 value = getattr(item, f.name)
-                if f.name == "location" and isinstance(value, str):
-                    setattr(item, f.name, user_location(value, name))
+                if isinstance(value, str):
+                    if f.name == "location" or _BUFFER_POSITION.fullmatch(value):
+                        setattr(item, f.name, user_location(value, name))
                 else:
                     work.append(value)

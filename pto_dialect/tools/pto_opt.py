@@ -362,6 +362,7 @@ class Driver:
                 verbose=opts.verbose,
                 verify_each=opts.verify_each,
                 buffer_records=bool(opts.report_file or opts.memory_report),
+                source_name=self.source.name,  # (positions in messages and records: the user's file)
             )
         )
         on_diagnostic = None if verifying else self.print_diag

@@ -255,9 +255,9 @@ class Runner:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, build_pass_manager, run_pass_manager
+        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
 
-        run = PipelineRun()
+        run = PipelineRun(PipelineSettings(source_name=self.session.source.name))
         pm = build_pass_manager(pipeline, run, self.session.context)
         try:
             run_pass_manager(pm, getattr(module, "operation", module), run)
