@@ -744,7 +744,7 @@ def judge(exit_code: int | None, stderr: str, path: str | None = None, data: byt
     stderr lines that explain it."""
     lines = stderr.splitlines()
     if "Traceback (most recent call last)" in stderr:
-        start = next(i for i, line in enumerate(lines) if line.startswith("Traceback"))
+        start = next(i for i, line in enumerate(lines) if "Traceback (most recent call last)" in line)  # (maybe after output with no newline)
         return TRACEBACK, "\n".join(lines[start:][-12:])
     roundtrip = [i for i, line in enumerate(lines) if line.startswith(ROUNDTRIP_MARK)]
     if roundtrip:  # the mark, and the errors of the run that broke it (before it)

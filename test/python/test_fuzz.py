@@ -78,6 +78,7 @@ def test_the_oracle_flags_tracebacks_internal_errors_and_silent_failures():
     assert fuzz.judge(0, "")[0] == fuzz.OK
     assert fuzz.judge(1, "x.mlir:1:2: error: bad")[0] == fuzz.OK
     assert fuzz.judge(1, "Traceback (most recent call last):\n  File ...\nKeyError: 1")[0] == fuzz.TRACEBACK
+    assert fuzz.judge(1, "partial outputTraceback (most recent call last):\n  File ...\nKeyError: 1")[0] == fuzz.TRACEBACK  # (was: the judge's StopIteration)
     assert fuzz.judge(1, "pto-run: error: internal error: KeyError: 1")[0] == fuzz.INTERNAL
     assert fuzz.judge(2, "usage: ...")[0] == fuzz.BAD_EXIT
     assert fuzz.judge(1, "something went wrong")[0] == fuzz.NO_DIAGNOSTIC
