@@ -21,10 +21,16 @@ choice only moves the tiles' bytes in the events):
    iteration stay within `TOLERANCE` of that best.
 
 Timing every choice would be N^T schedules for T tiles; the greedy above
-times at most 3 + T * (N - 1) plus T per slot taken away. More slots put a
-tile's iterations further apart in memory and so take dependences away
-(nearly always: with 3 slots iteration k meets k - 3, with 2 it meets
-k - 2, which ends later), so the choice that keeps every slot that fits is
+times at most 3 + T * (N - 1), plus per slot taken away the options up to
+the first that loses nothing (`_cheapest`), and a tile whose slots cost
+nothing gives them up in one run (`_free_run`): a space full of slots that
+buy nothing costs a schedule per tile, not per slot. Each schedule unrolls
+8 times the largest slot count (`SlotTimer.schedule`), so the model's time
+grows about linearly with the stage count (docs/reliability.md, "Bounded
+cost"). More slots put a tile's iterations further apart in memory and so
+take dependences away (in the pipe model always: with 3 slots iteration k
+meets k - 3, with 2 it meets k - 2, whose accesses each in-order pipe
+places after k - 3's), so the choice that keeps every slot that fits is
 taken as the best one.
 
 A loop the static schedule cannot time (data-dependent control flow, an op
