@@ -207,10 +207,12 @@ def run_python(code: str, env: dict[str, str] | None = None, **kwargs) -> subpro
     )
 
 
-def test_ctrl_c_while_the_output_is_written_leaves_the_old_file(tmp_path):
-    """The output's temporary file exists (a slow disk): the Ctrl-C waits
-    until the file is written, which is then removed rather than renamed
-    over the old one, and the tool dies of it."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_while_the_output_is_written_leaves_the_old_file(tmp_path, signum):
+    """The output's temporary file exists (a slow disk): the Ctrl-C (or a
+    job manager's SIGTERM, a closed terminal's SIGHUP) waits until the file
+    is written, which is then removed rather than renamed over the old one,
+    and the tool dies of it."""
     example = ROOT / "examples" / "double_buffer_add.pto"
     out = tmp_path / "out.pto"
     out.write_bytes(b"the old output\n")
@@ -230,9 +232,9 @@ def test_ctrl_c_while_the_output_is_written_leaves_the_old_file(tmp_path):
         """
     )
     assert process.stderr.readline() == b"writing\n"
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == -signal.SIGINT, err
+    assert process.returncode == -signum, err
     assert err == b""
     assert out.read_bytes() == b"the old output\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pto"]
