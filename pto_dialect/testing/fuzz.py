@@ -712,6 +712,9 @@ _DIAGNOSTIC_LINE = re.compile(r"(.*?): (error|warning|remark): ")
 _CARET = re.compile(r"[ \t]*\^[ \t~]*")
 _POSITION = re.compile(r"(.+):(\d+):(\d+)")
 TOOL_NAMES = ("pto-opt", "pto-run", "pto-roundtrip", "pto-api")
+ROUNDTRIP_DIR = "/pto-roundtrip-"
+"""Where the round-trip tool writes what it reads back (roundtrip.py): a
+diagnostic there is at a line and column of a file the run made."""
 
 
 def unlocated(stderr: str, path: str, data: bytes = b"") -> str | None:
@@ -719,8 +722,9 @@ def unlocated(stderr: str, path: str, data: bytes = b"") -> str | None:
     not at a line and column of that file (`<unknown>: error: ...`,
     `-:3:4: remark: ...`, `"name": error: ...`), or None. A tool's own
     messages (`pto-opt: error: ...`, about its command line) are not about
-    a position, and a file position the input itself wrote
-    (`loc("kernel.py":12:5)`) is where MLIR reports the op."""
+    a position, a file position the input itself wrote
+    (`loc("kernel.py":12:5)`) is where MLIR reports the op, and the round
+    trip's own files are read back by it."""
     lines = stderr.split("\n")
     for i, line in enumerate(lines):
         m = _DIAGNOSTIC_LINE.match(line)
@@ -732,7 +736,7 @@ def unlocated(stderr: str, path: str, data: bytes = b"") -> str | None:
         position = _POSITION.fullmatch(where)
         if position is not None:
             file = position.group(1)
-            if file.startswith(path) or f'"{file}":'.encode("utf-8", "surrogateescape") in data:
+            if file.startswith(path) or f'"{file}":'.encode("utf-8", "surrogateescape") in data or ROUNDTRIP_DIR in file:
                 continue
         return line
     return None

@@ -94,6 +94,8 @@ def test_the_oracle_flags_diagnostics_not_at_a_position_of_the_input():
     # a position the input wrote itself (PyPTO's locations in its Python source) is where MLIR reports the op
     assert fuzz.judge(1, "kernel.py:12:5: error: bad", "x.pto", b'pto.tadd ins() loc("kernel.py":12:5)')[0] == fuzz.OK
     assert fuzz.judge(1, "kernel.py:12:5: error: bad", "x.pto", b"")[0] == fuzz.UNLOCATED
+    # the round trip reads back files it printed: positions in them are positions
+    assert fuzz.judge(0, "/tmp/pto-roundtrip-x4/first.pto:4:10: warning: w", "x.pto")[0] == fuzz.OK
     # the source line a diagnostic shows is not one
     assert fuzz.judge(1, "x.pto:2:3: error: bad\n  // y.pto:1:1: error: z\n  ^", "x.pto")[0] == fuzz.OK
 
