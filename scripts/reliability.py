@@ -45,7 +45,7 @@ SLOTS_EXPONENT = 1.2
 exponent of a power law fitted to the four measurements: about linear."""
 SLOTS_AT_16 = 20.0
 """Seconds slots=model may take at 16 stages on the 22-tile loop (0.9 s at
-2 stages, measured 3.8 s; it was hours before issue 21)."""
+2 stages, measured 3.8 s; 804 s at 8 stages before issue 21)."""
 ARG_RATIO, COMPARE_RATIO = 1.5, 2.5
 """pto-run's peak RSS above a tiny run's, per byte of its one large
 argument: the argument itself and the chunks the digest and the filling go
