@@ -11,7 +11,7 @@ from mlir.passmanager import PassManager
 from . import diagnostics, ptoas_syntax
 from .diagnostics import Diag
 from .dialect import load_dialect
-from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
+from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve, run_pass_manager
 from .report import PipelineReport
 from .session import PARSER_BUFFER, Session, Source, name_locations
 from .session import print_module as _print
@@ -82,11 +82,12 @@ def print_module(module: ir.Module | ir.Operation, *, generic: bool = False, deb
     return _print(module, name, generic=generic, debuginfo=debuginfo).decode("utf-8", "surrogateescape")
 
 
-def _settings(use_ptoas_multi_buffer: bool | None, verify_each: bool) -> PipelineSettings:
+def _settings(use_ptoas_multi_buffer: bool | None, verify_each: bool, source_name: str | None = None) -> PipelineSettings:
     return PipelineSettings(
         use_ptoas_multi_buffer=use_ptoas_multi_buffer,
         use_ptoas_multi_buffer_source="the use_ptoas_multi_buffer keyword" if use_ptoas_multi_buffer is not None else "",
         verify_each=verify_each,
+        source_name=source_name,
     )
 
 
@@ -104,15 +105,16 @@ def run_passes(
     Raises `pipeline.PipelineError` for a pipeline that does not parse and
     `ir.MLIRError` (with the diagnostics) when a pass fails, like
     `PassManager.run`. Remarks go to the Context's diagnostic handlers.
-    Report locations name `source_name`, else the name `parse` was given,
-    else what the parser named the text (`-` for `ir.Module.parse`).
+    The pto passes' diagnostics and the report's locations name
+    `source_name`, else the name `parse` was given, else what the parser
+    named the text (`-` for `ir.Module.parse`).
     """
     op = module.operation
     load_dialect(op.context)
-    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each))
-    pm = build_pass_manager(pipeline, run, op.context)
-    pm.run(op)
     name = source_name or (_SOURCE_NAMES.get(module) if isinstance(module, ir.Module) else None)
+    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each, name))
+    pm = build_pass_manager(pipeline, run, op.context)
+    run_pass_manager(pm, op, run)
     if name:
         name_locations(run.report, name)
     return run.report
@@ -124,13 +126,15 @@ def add_passes(
     *,
     use_ptoas_multi_buffer: bool | None = None,
     verify_each: bool = True,
+    source_name: str | None = None,
 ) -> PipelineReport:
     """Append a pipeline to a caller's module-anchored `PassManager`.
 
-    The returned report fills in when `pm` runs (its locations name the file
-    as the parser did).
+    The returned report fills in when `pm` runs. The pto passes'
+    diagnostics and the report's locations name `source_name`, else the
+    file as the parser named it (`-` for `ir.Module.parse`).
     """
-    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each))
+    run = PipelineRun(_settings(use_ptoas_multi_buffer, verify_each, source_name))
     run.schedule(pm, resolve(pipeline))
     return run.report
 

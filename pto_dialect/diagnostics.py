@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -81,8 +83,9 @@ def position_text(file: str | None, line: int, col: int) -> str:
 
 
 def location_text(loc: ir.Location) -> str:
-    """`file:line:col` of the first file position inside `loc`."""
-    return position_text(*location_position(loc))
+    """`file:line:col` of the first file position inside `loc` (its file
+    named as `naming` says)."""
+    return position_text(*location_position(_named(loc)))
 
 
 def location_position(loc: ir.Location) -> tuple[str | None, int, int]:
@@ -144,9 +147,41 @@ def remove_fallback_sink(sink: FallbackSink) -> None:
         _fallback_sinks.remove(sink)
 
 
+PARSER_BUFFER = "-"
+"""The file name MLIR's parser gives text it is handed (`Module.parse`)."""
+
+_source_name: ContextVar[str | None] = ContextVar("pto_source_name", default=None)
+
+
+@contextmanager
+def naming(name: str | None) -> Iterator[None]:
+    """Diagnostics emitted inside (`emit`) at positions in the parser's
+    buffer `-` name the file `name` instead: a Python API caller's handlers
+    see the file it parsed (`pto_dialect.parse(text, name=...)`,
+    `run_passes(..., source_name=...)`), as the tools' users do."""
+    token = _source_name.set(name)
+    try:
+        yield
+    finally:
+        _source_name.reset(token)
+
+
+def _named(location: ir.Location) -> ir.Location:
+    name = _source_name.get()
+    if name is None:
+        return location
+    try:
+        if location.is_a_file() and location.filename == PARSER_BUFFER:
+            return ir.Location.file(name, location.start_line, location.start_col, context=location.context)
+    except Exception:  # an unexpected location kind: as it is
+        pass
+    return location
+
+
 def emit(location: ir.Location, severity: str, message: str, notes: Iterable[Note] = ()) -> None:
     """Report a diagnostic at `location` through the Context's handlers."""
-    notes = list(notes)
+    location = _named(location)
+    notes = [(_named(loc), m) for loc, m in notes]
     native = _native_emitter()
     if native is not None:
         native.emit(location, severity, message, notes)

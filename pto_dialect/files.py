@@ -5,6 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from typing import BinaryIO
+
+from . import interrupts
+
+Content = bytes | Callable[[BinaryIO], None]
+"""What a file gets: its bytes, or a function that writes them into the
+open file (a large result written as it is made, not held as bytes too)."""
 
 
 class CreateError(OSError):
@@ -12,12 +20,16 @@ class CreateError(OSError):
     permission), as opposed to failing while it was written."""
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path`, then rename it over
+def write_atomically(path: str, data: Content) -> None:
+    """Write `data` (bytes, or a function writing into the file) to a temporary file beside `path`, then rename it over
     `path` (keeping the old file's permissions; a new file gets the
     umask's). Devices and pipes (`/dev/null`, a fifo) are written directly:
     there is nothing to rename over them. Raises OSError (CreateError when
-    nothing could be created)."""
+    nothing could be created).
+
+    In a tool, a Ctrl-C while the temporary file exists is held
+    (interrupts.py): the file is removed, `path` is left as it was, and then
+    the process ends."""
     target = os.path.realpath(path)
     try:
         mode = os.stat(target).st_mode
@@ -25,8 +37,20 @@ def write_atomically(path: str, data: bytes) -> None:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
         with open(target, "wb") as f:
-            f.write(data)
+            _put(f, data)
         return
+    with interrupts.held():
+        _write_through_temporary(target, data, mode)
+
+
+def _put(f: BinaryIO, data: Content) -> None:
+    if isinstance(data, bytes | bytearray | memoryview):
+        f.write(data)
+    else:
+        data(f)
+
+
+def _write_through_temporary(target: str, data: Content, mode: int | None) -> None:
     import tempfile  # here: writing to a device or a pipe never needs it
 
     try:
@@ -35,7 +59,7 @@ def write_atomically(path: str, data: bytes) -> None:
         raise CreateError(e.errno, e.strerror) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            _put(f, data)
             f.flush()
             os.fsync(f.fileno())
         if mode is None:
@@ -43,6 +67,7 @@ def write_atomically(path: str, data: bytes) -> None:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(temporary, stat.S_IMODE(mode))
+        interrupts.raise_if_pending()  # an interrupted run does not replace the file
         os.replace(temporary, target)
     except BaseException:
         try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from . import diagnostics
+from . import diagnostics, interrupts
 from .pass_infra import ModulePass, PassFailed, PassRun
 from .pipeline_syntax import OptionError, PipelineElement, PipelineError, parse_pipeline
 from .report import PipelineReport
@@ -35,6 +35,7 @@ __all__ = [
     "check_upstream_element",
     "is_pass_name",
     "resolve",
+    "run_pass_manager",
 ]
 
 MODULE_ANCHOR = "builtin.module"
@@ -143,6 +144,9 @@ class PipelineSettings:
     verbose: bool = False
     verify_each: bool = True
     buffer_records: bool = True
+    source_name: str | None = None
+    """The file the module was parsed from, for what the passes emit at
+    positions of the parser's buffer `-` (diagnostics.naming)."""
 
 
 @dataclass
@@ -154,6 +158,11 @@ class PipelineRun:
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     report: PipelineReport = field(default_factory=PipelineReport)
     _pending_remarks: list[str] = field(default_factory=list)
+    interrupt: BaseException | None = None
+    """A KeyboardInterrupt or SystemExit raised in one of the Python passes
+    while the pass manager ran: kept here rather than raised through C++
+    (see `_stopped`); `run_pass_manager` raises it."""
+    _guard: interrupts.keyboard_interrupt_deferred | None = None
 
     def announce(self, message: str) -> None:
         """A remark about the pipeline (not one op): emitted at the module's
@@ -177,7 +186,7 @@ class PipelineRun:
             if self.settings.verify_each:
                 # Named apart from the user-visible pto-verify pass, so IR
                 # dumps and timing say what it is.
-                pm.add(_verify_after_cpp_passes, name="PtoVerifyAfterUpstreamPasses", argument="pto-verify-after-upstream")
+                pm.add(self._verify_after_cpp_passes, name="PtoVerifyAfterUpstreamPasses", argument="pto-verify-after-upstream")
 
         for item in passes:
             if isinstance(item, str):
@@ -201,6 +210,23 @@ class PipelineRun:
         flush()
 
     def _run_python_pass(self, pass_obj: ModulePass, op: ir.Operation, mlir_pass) -> None:
+        try:
+            if self._interrupted(mlir_pass):
+                return
+            with diagnostics.naming(self.settings.source_name):
+                self._apply(pass_obj, op, mlir_pass)
+        except BaseException as e:
+            self._stopped(e, op, mlir_pass)
+
+    def _interrupted(self, mlir_pass) -> bool:
+        """Whether a Ctrl-C noted under `run_pass_manager` stops the
+        pipeline here (the pass fails before it starts)."""
+        if self._guard is not None and self._guard.noted:
+            mlir_pass.signal_pass_failure()
+            return True
+        return False
+
+    def _apply(self, pass_obj: ModulePass, op: ir.Operation, mlir_pass) -> None:
         run = PassRun(self.report, self.settings.verbose, [] if pass_obj.records_changes else None, self.settings.buffer_records)
         try:
             while self._pending_remarks:
@@ -220,6 +246,60 @@ class PipelineRun:
                 + (f"\n{detail}" if detail else " (set PTO_DEBUG=1 for the traceback)"),
             )
             mlir_pass.signal_pass_failure()
+
+    def _verify_after_cpp_passes(self, op: ir.Operation, mlir_pass) -> None:
+        try:
+            if self._interrupted(mlir_pass):
+                return
+            with diagnostics.naming(self.settings.source_name):
+                verified = verify_module(op, check_types=False)
+            if not verified:
+                mlir_pass.signal_pass_failure()
+        except BaseException as e:
+            self._stopped(e, op, mlir_pass)
+
+    def _stopped(self, e: BaseException, op: ir.Operation, mlir_pass) -> None:
+        """A KeyboardInterrupt or SystemExit raised in a Python pass (Ctrl-C
+        under a caller's own pass manager, `add_passes`; code that exits): it
+        must not unwind through the C++ pass manager, which would be left in
+        its multi-threaded execution state, where the Context's next change
+        of configuration is an LLVM assertion (`allowUnregisteredDialects`,
+        `disableMultithreading`: llvm/llvm-project,
+        mlir/lib/IR/MLIRContext.cpp). The pass fails instead, with an error
+        saying why, or, under `run_pass_manager`, which raises the exception
+        once the pass manager has returned, without one."""
+        if self.interrupt is None:
+            self.interrupt = e
+            if self._guard is not None:
+                mlir_pass.signal_pass_failure()
+                return
+            try:
+                diagnostics.emit_error(op.location, "interrupted" if isinstance(e, KeyboardInterrupt) else f"stopped: {type(e).__name__}")
+            except BaseException:  # a second Ctrl-C: the first is kept
+                pass
+        mlir_pass.signal_pass_failure()
+
+
+def run_pass_manager(pm: PassManager, op: ir.Operation, run: PipelineRun) -> None:
+    """`pm.run(op)` for a pass manager `run` scheduled, as
+    `PassManager.run` except for a Ctrl-C: where Python's handler would
+    raise KeyboardInterrupt inside a callback from C++, it is noted, the
+    pipeline stops at its next Python pass or verification
+    (interrupts.keyboard_interrupt_deferred), and KeyboardInterrupt is
+    raised once the pass manager has returned; so is a KeyboardInterrupt or
+    SystemExit that a Python pass raised itself."""
+    run._guard = guard = interrupts.keyboard_interrupt_deferred()
+    try:
+        with guard:
+            pm.run(op)
+    except ir.MLIRError:
+        if run.interrupt is None:
+            raise
+    finally:
+        run._guard = None
+    if run.interrupt is not None:
+        e, run.interrupt = run.interrupt, None
+        raise e
 
 
 def _verify_after(pass_obj: ModulePass, run: PassRun, op: ir.Operation) -> bool:
@@ -242,11 +322,6 @@ def _load_dialects(names: tuple[str, ...], context: ir.Context | None) -> None:
         return
     for name in names:
         context.get_dialect_descriptor(name)
-
-
-def _verify_after_cpp_passes(op: ir.Operation, mlir_pass) -> None:
-    if not verify_module(op, check_types=False):
-        mlir_pass.signal_pass_failure()
 
 
 def build_pass_manager(

@@ -26,6 +26,7 @@ from operator import itemgetter
 from . import attributes as pto_attributes
 from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
 from .ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
+from .source_text import integer_literal
 from .types import (
     DYNAMIC,
     PtrType,
@@ -332,7 +333,7 @@ class _Reader:
                 if "arith.constant" in line:
                     c = _SOURCE_CONSTANT.match(line)
                     if c is not None:
-                        constants[c.group(1)] = int(c.group(2))
+                        constants[c.group(1)] = integer_literal(c.group(2))
                 elif "func.func" in line:
                     self.constants = constants = {}
                 offset += len(line) + 1
@@ -413,7 +414,7 @@ class _Reader:
             "!pto" not in line
             and "#pto" not in line
             # an op name not followed by `=`, `,` or `}` is no attribute name: no need to count
-            and (m is None or line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}"))
+            and (m is None or (line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}") and not _op_then_equals(line, m.start(2), m.end(2))))
             and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
         ):
             return _COPY_ACTION  # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
@@ -514,7 +515,7 @@ class _Reader:
                     self.constants = {}
                 continue
             if kind == "const":
-                self.constants[m.group("const_name")] = int(m.group("const_value"))
+                self.constants[m.group("const_name")] = integer_literal(m.group("const_value"))
                 continue
             if kind == "alias_name" or kind == "alias":
                 line_start = src.rfind("\n", 0, m.start()) + 1
@@ -546,7 +547,7 @@ class _Reader:
                     continue  # part of a longer name (`%pto.x`, `a.pto.b`)
                 definition = ptoas_op_def(m.group("op"))
                 after = _skip_blanks(src, m.end())
-                if after < len(src) and src[after] in "=,}" and not src.startswith("==", after):
+                if after < len(src) and src[after] in "=,}" and not src.startswith("==", after) and not _op_then_equals(src, m.start(), m.end()):
                     continue  # an attribute name: {pto.pipeline_stages = 2}, {pto.entry}
                 if definition is None:
                     if _in_op_position(src, m.start()):
@@ -885,7 +886,7 @@ class _Reader:
             (source_text, _), *_ = match.types.get("source", [("", 0)])
             view = self.type_view(source_text)
             sizes_text = match.attributes.get("sizes", ("", 0))[0]
-            sizes = [int(s) for s in re.findall(r"-?\d+", sizes_text)]
+            sizes = [integer_literal(s) for s in re.findall(r"-?\d+", sizes_text)]
             if not isinstance(view, TileBufType) or len(sizes) != 2:
                 return None
             valid = list(sizes)
@@ -925,6 +926,32 @@ def _in_op_position(text: str, pos: int) -> bool:
 
 
 _PTO_TYPE_NAME = re.compile(r"!pto\.\w+")
+
+
+def _op_then_equals(text: str, start: int, end: int) -> bool:
+    """Whether the pto name at [start, end), followed by `=`, is an op's
+    name with a stray `=` after it (`pto.tadd = ins(...)`, `%r = pto.tadd =
+    ...`) rather than an attribute's (`{pto.pipeline_stages = 2 : i64}`):
+    it names an op, stands where an op starts, and the `=` is not followed by
+    an attribute value that ends an entry of a dictionary. Left to MLIR's
+    parser, such a line fails without a diagnostic: the parser has no
+    custom form for an IRDL op."""
+    if ptoas_op_def(text[start:end]) is None or not _in_op_position(text, start):
+        return False
+    eq = _skip_blanks(text, end)
+    if not text.startswith("=", eq) or text.startswith("==", eq):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    if i >= 0 and text[i] == "=":
+        return True  # after the `=` of results: an op
+    value = _skip_blanks(text, eq + 1)
+    value_end = scan_attribute(text, value)
+    if value_end < 0:
+        return True
+    after = _skip_blanks(text, value_end)
+    return not (after >= len(text) or text[after] in ",}\n")
 
 
 def _type_end(text: str, start: int) -> int:
@@ -1123,7 +1150,7 @@ class _Writer:
             if track_constants and "arith.constant" in line:
                 c = _CONSTANT_LINE.match(line)
                 if c is not None:
-                    self.defined_constants[c.group(1)] = int(c.group(2))
+                    self.defined_constants[c.group(1)] = integer_literal(c.group(2))
             if "pto." in line:
                 lines[i] = _translate_types(line)
         return "\n".join(lines)

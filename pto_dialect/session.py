@@ -27,9 +27,10 @@ from functools import cached_property
 
 from mlir import ir
 
-from . import diagnostics
-from .diagnostics import Diag
+from . import diagnostics, interrupts
+from .diagnostics import Diag, location_position
 from .dialect import load_dialect, new_context
+from .op_format import balanced_end
 from .ptoas_syntax import Translation, to_generic, to_ptoas
 from .source_text import line_col, parser_hazard
 from .verifier import verify_parsed
@@ -51,7 +52,7 @@ __all__ = [
 PHASES = ("read ptoas syntax", "parse", "verify", "print", "write ptoas syntax")
 """The phases `Session.phase_seconds` times, in order."""
 
-PARSER_BUFFER = "-"
+PARSER_BUFFER = diagnostics.PARSER_BUFFER
 """The file name MLIR's parser gives every location in text it parses."""
 DEFAULT_SPLIT_MARKER = "// -----"
 
@@ -273,15 +274,27 @@ class Session:
             return None
         generic = Chunk(translation.text, chunk.first_line, chunk.last_line)
         self._translating = (translation, chunk.first_line)
+        errors_before = len(self.diagnostics)
         try:
             started = clock()
+            user_locations = "loc(" in chunk.text
             try:
                 module = ir.Module.parse(_parser_bytes(generic.padded()), self.context)
             except ir.MLIRError as e:
-                self.add_error(e)
+                if user_locations and self._unplaced(e):
+                    # the verifier's errors at ops the user gave no position: the same, at the ops' positions
+                    e = self._parse_without_locations(generic) or e
+                if getattr(e, "error_diagnostics", None) or len(self.diagnostics) > errors_before:
+                    self.add_error(e)
+                else:  # MLIR's parser failed without a word (see _silent_failure)
+                    offset, message = _silent_failure(translation)
+                    self._error_at(chunk, offset, message)
                 return None
             finally:
                 self.phase_seconds["parse"] += clock() - started
+            if user_locations:
+                self._place_ops(module, generic)
+            _place_implicit_module(module, chunk.first_line)
             started = clock()
             verified = not verify or verify_parsed(module.operation, translation.text)
             self.phase_seconds["verify"] += clock() - started
@@ -290,6 +303,52 @@ class Session:
         finally:
             self._translating = None
         return module
+
+    # -- ops whose location the user wrote -------------------------------------------
+    #
+    # An op written with a location (`loc(unknown)`, `loc("name")`, fused or
+    # call-site locations) keeps it instead of the parser's position; when it
+    # holds no file position, MLIR's diagnostics at the op say `<unknown>`
+    # or a bare name. Such an op gets its position in the input fused in
+    # (docs/tools.md, "Locations"); a file position the user wrote (PyPTO's
+    # `loc("kernel.py":12:5)`) is kept, as MLIR reports it.
+
+    @staticmethod
+    def _unplaced(error: ir.MLIRError) -> bool:
+        return any(location_position(d.location)[0] is None for d in getattr(error, "error_diagnostics", None) or [])
+
+    def _parse_without_locations(self, generic: Chunk) -> ir.MLIRError | None:
+        """The error of parsing `generic` with the user's locations taken
+        out (every op at its own position), or None if that parses."""
+        try:
+            ir.Module.parse(_parser_bytes(_without_locations(generic.padded())), self.context)
+        except ir.MLIRError as e:
+            return e
+        return None
+
+    def _place_ops(self, module: ir.Module, generic: Chunk) -> None:
+        """Fuse each op's position in the input into its location where the
+        user's location holds none: read from a second parse of the text
+        without the user's locations, whose ops match this module's one for
+        one in walk order."""
+        ops: list[ir.Operation] = []
+        module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+        if all(location_position(op.location)[0] is not None for op in ops):
+            return
+        handler = self.context.attach_diagnostic_handler(lambda _d: True)  # the twin's diagnostics are not the user's
+        try:
+            twin = ir.Module.parse(_parser_bytes(_without_locations(generic.padded())), self.context)
+        except ir.MLIRError:
+            return
+        finally:
+            handler.detach()
+        twins: list[ir.Operation] = []
+        twin.operation.walk(lambda op: twins.append(op) or ir.WalkResult.ADVANCE)
+        if len(twins) != len(ops):
+            return
+        for op, placed in zip(ops, twins):
+            if location_position(op.location)[0] is None and location_position(placed.location)[0] is not None:
+                op.location = ir.Location.fused([op.location, placed.location], context=self.context)
 
     def _error_at(self, chunk: Chunk, offset: int, message: str) -> None:
         line, col = line_col(chunk.text, offset)
@@ -379,7 +438,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
 
         from mlir.passmanager import PassManager
 
-        with tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
+        # A tool's Ctrl-C waits for the directory to be removed (interrupts.py).
+        with interrupts.held(), tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
             pm = PassManager("builtin.module", context=operation.context)
             pm.add(_print_noop, name="pto-print")
             pm.enable_ir_printing(
@@ -390,7 +450,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
                 tree_printing_dir_path=directory,
             )
             pm.enable_verifier(False)
-            pm.run(operation)
+            with interrupts.keyboard_interrupt_deferred():  # _print_noop is called from C++
+                pm.run(operation)
             del pm
             path = os.path.join(directory, "builtin_module_no-symbol-name", "0_.mlir")
             with open(path, "rb") as f:
@@ -403,15 +464,78 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
     return data[header_end + 1 : -1]  # (the first newline of the two after it is ours)
 
 
+def _place_implicit_module(module: ir.Module, first_line: int) -> None:
+    """The module MLIR's parser makes around top-level ops is at line 0,
+    column 0 (mlir/lib/Parser/Parser.cpp), no position in the file: a
+    diagnostic at it (a remark about the whole pipeline, an error about the
+    module) goes to its first op instead, or to the chunk's first line."""
+    op = module.operation
+    location = op.location
+    if not (location.is_a_file() and location.start_line == 0):
+        return
+    body = op.regions[0].blocks[0].operations
+    first = body[0].location if len(body) else None
+    if first is None or location_position(first)[0] is None:
+        first = ir.Location.file(location.filename, first_line, 1, context=op.context)
+    op.location = first
+
+
+_LOCATION_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|^[ \t]*#[^\n]*|(?<![\w%#@$.!])loc\(', re.MULTILINE)
+
+
+def _without_locations(text: str) -> str:
+    """`text` with every `loc(...)` an op, argument or block argument
+    carries taken out (strings, comments and `#alias = ...` lines kept), so
+    that each op gets the parser's position. Lines and columns of what is
+    before each removed location stay."""
+    out, pos = [], 0
+    for m in _LOCATION_TOKEN.finditer(text):
+        if m.start() < pos or not m.group(0).startswith("loc("):
+            continue
+        end = balanced_end(text, m.end() - 1)
+        if end < 0:
+            break
+        out.append(text[pos : m.start()])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_CUSTOM_PTO_OP = re.compile(r"^[ \t]*(?:%[^\n=\"]*=[ \t]*)?(pto\.[\w.]+)", re.MULTILINE)
+
+
+def _silent_failure(translation: Translation) -> tuple[int, str]:
+    """(source offset, message) for a parse that failed with no
+    diagnostic. MLIR's parser does that for a custom-form op of a dialect
+    that has no custom parser, which every pto op is to it (IRDL has no
+    assembly formats): the reader translates each pto op it can read, so
+    such an op is one it took for something else (an attribute name
+    followed by `=`). The first pto name in op position of the generic text
+    is the culprit; failing that, the error is at the first line."""
+    from .ops import ptoas_op_def
+
+    candidates = list(_CUSTOM_PTO_OP.finditer(translation.text))
+    ops = [m for m in candidates if ptoas_op_def(m.group(1)) is not None] or candidates
+    if not ops:
+        return 0, "the MLIR parser failed without a message"
+    m = ops[0]
+    return translation.original_offset(m.start(1)), f"expected the ptoas syntax or the generic form of '{m.group(1)}'"
+
+
 def user_location(location: str, name: str) -> str:
     """A `file:line:col` text with the parser's buffer name replaced by `name`."""
     prefix = PARSER_BUFFER + ":"
     return name + location[len(PARSER_BUFFER) :] if location.startswith(prefix) else location
 
 
+_BUFFER_POSITION = re.compile(re.escape(PARSER_BUFFER) + r":\d+:\d+")
+
+
 def name_locations(record, name: str) -> None:
-    """Replace the parser's buffer name by `name` in every `location` field
-    of a report record (a dataclass, or lists of them, at any depth)."""
+    """Replace the parser's buffer name by `name` in every position field of
+    a report record (a dataclass, or lists of them, at any depth): a
+    `location`, and any other field that holds a `-:line:col` alone (a
+    buffer's `first_at` and `last_at`)."""
     work = [record]
     while work:
         item = work.pop()
@@ -420,7 +544,8 @@ def name_locations(record, name: str) -> None:
         elif dataclasses.is_dataclass(item):
             for f in dataclasses.fields(item):
                 value = getattr(item, f.name)
-                if f.name == "location" and isinstance(value, str):
-                    setattr(item, f.name, user_location(value, name))
+                if isinstance(value, str):
+                    if f.name == "location" or _BUFFER_POSITION.fullmatch(value):
+                        setattr(item, f.name, user_location(value, name))
                 else:
                     work.append(value)

@@ -21,10 +21,16 @@ choice only moves the tiles' bytes in the events):
    iteration stay within `TOLERANCE` of that best.
 
 Timing every choice would be N^T schedules for T tiles; the greedy above
-times at most 3 + T * (N - 1) plus T per slot taken away. More slots put a
-tile's iterations further apart in memory and so take dependences away
-(nearly always: with 3 slots iteration k meets k - 3, with 2 it meets
-k - 2, which ends later), so the choice that keeps every slot that fits is
+times at most 3 + T * (N - 1), plus per slot taken away the options up to
+the first that loses nothing (`_cheapest`), and a tile whose slots cost
+nothing gives them up in one run (`_free_run`): a space full of slots that
+buy nothing costs a schedule per tile, not per slot. Each schedule unrolls
+8 times the largest slot count (`SlotTimer.schedule`), so the model's time
+grows about linearly with the stage count (docs/reliability.md, "Bounded
+cost"). More slots put a tile's iterations further apart in memory and so
+take dependences away (in the pipe model always: with 3 slots iteration k
+meets k - 3, with 2 it meets k - 2, whose accesses each in-order pipe
+places after k - 3's), so the choice that keeps every slot that fits is
 taken as the best one.
 
 A loop the static schedule cannot time (data-dependent control flow, an op
@@ -214,6 +220,33 @@ def _why_timed(have: int, with_have: float, kept: int, with_kept: float, one_few
     return "; ".join(parts)
 
 
+def _cheapest(options: list[Candidate], choice: dict[ir.Operation, int], timed: Callable | None, now: float | None) -> Candidate:
+    """The option whose one slot fewer loses the fewest modelled cycles per
+    iteration per byte it frees (ties: the larger tile, then the first
+    location): the minimum of (loss / stride, -stride, location), a loss
+    below zero counting as none.
+
+    The options are timed in tie order, (-stride, location), and the first
+    that loses nothing is the answer without timing the rest: none after it
+    can have a smaller key, and every one before it lost cycles. When a
+    space is full of slots that buy nothing (a loop bound by one pipe, more
+    stages than its tiles use), each slot taken costs one or two schedules
+    instead of one per tile, which made slots=model grow with the square
+    of the stage count and worse (docs/reliability.md, "Bounded cost")."""
+    ordered = sorted(options, key=lambda c: (-c.stride, c.location))
+    if timed is None or now is None:
+        return ordered[0]
+    best, best_key = None, None
+    for c in ordered:
+        lost = max(timed({**choice, c.alloc: choice[c.alloc] - 1}) - now, 0.0)
+        if lost == 0.0:
+            return c
+        key = (lost / c.stride, -c.stride, c.location)
+        if best_key is None or key < best_key:
+            best, best_key = c, key
+    return best
+
+
 def _fit(
     candidates: list[Candidate],
     choice: dict[ir.Operation, int],
@@ -234,18 +267,37 @@ def _fit(
             result.full_space = min(over)
             return
         now = timed(choice) if timed is not None else None
-
-        def cost(c: Candidate, now: float | None = now) -> tuple:
-            if timed is None or now is None:
-                return (0.0, -c.stride, c.location)
-            lost = timed({**choice, c.alloc: choice[c.alloc] - 1}) - now
-            return (max(lost, 0.0) / c.stride, -c.stride, c.location)
-
-        pick = min(options, key=cost)
+        pick = _cheapest(options, choice, timed, now)
         have = choice[pick.alloc]
-        choice[pick.alloc] = have - 1
+        run = _free_run(pick, have, -left[pick.space], choice, timed, now)
+        for k in range(run - 1):  # (cycles: as at both ends of the run)
+            result.trades.append(CapacityTrade(pick.alloc, pick.location, pick.space, have - k, have - k - 1, pick.stride, now, now))
+        choice[pick.alloc] = have - run
         after = timed(choice) if timed is not None else None
-        result.trades.append(CapacityTrade(pick.alloc, pick.location, pick.space, have, have - 1, pick.stride, now, after))
+        result.trades.append(CapacityTrade(pick.alloc, pick.location, pick.space, have - run + 1, have - run, pick.stride, now, after))
+
+
+def _free_run(pick: Candidate, have: int, bytes_over: int, choice: dict[ir.Operation, int], timed: Callable | None, now: float | None) -> int:
+    """How many slots in a row the greedy takes from `pick`, the cheapest
+    option: the trades one at a time would each time every option again,
+    and a space full of slots that buy nothing (more stages than the
+    loop's tiles use) takes as many trades as slots, each a schedule as
+    long as the stage count: the square of the stage count in all.
+
+    When its first slot costs nothing, the tile keeps being the cheapest
+    option for as long as its slots cost nothing: fewer slots never make
+    the loop faster in the pipe model (a tile's slot is reused by an
+    iteration nearer to the one before, whose accesses each pipe orders
+    after the older ones'), so the options timed before it still lose
+    cycles, and if the run's last count costs nothing each count between
+    costs nothing. So: as many slots as the space still needs (or all but
+    one) when the schedule with that many fewer is as fast; else one."""
+    if timed is None or now is None or have <= 2:
+        return 1
+    run = min(have - 1, -(-bytes_over // pick.stride))
+    if run <= 1 or timed({**choice, pick.alloc: have - 1}) > now:
+        return 1
+    return run if timed({**choice, pick.alloc: have - run}) <= now else 1
 
 
 __all__ = ["TOLERANCE", "Candidate", "CapacityTrade", "SlotChoice", "choose_slots", "format_cycles", "tile_pipes"]

@@ -5,6 +5,26 @@ from __future__ import annotations
 
 import re
 
+_EXACT_DIGITS = 40
+"""More digits than any integer the dialect or MLIR's parser reads holds
+(2**128 has 39): a longer literal is out of every range."""
+
+
+def integer_literal(text: str) -> int:
+    """`int(text)` for a decimal integer literal of the source, of any
+    length: one of more than 40 digits, beyond every integer type, is read
+    as +-10**40, still out of every range the callers check, without
+    Python's conversion, whose cost grows with the square of the length and
+    which refuses more than 4300 digits (ValueError)."""
+    negative = text.startswith("-")
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) <= _EXACT_DIGITS:
+        value = int(digits)
+    else:
+        value = 10**_EXACT_DIGITS
+    return -value if negative else value
+
+
 # Inputs the pinned MLIR parser cannot take without killing the process (an
 # assertion, enabled in the bindings' build, or a stack overflow in its
 # recursive descent), found before parsing so that they get a diagnostic like any other

@@ -23,6 +23,8 @@ from functools import cached_property, lru_cache
 
 from mlir import ir
 
+from .source_text import integer_literal
+
 DYNAMIC = -1
 """A valid-shape or view dimension that is `?`."""
 
@@ -381,7 +383,7 @@ class _Reader:
         m = re.compile(r"-?\d+").match(self.text, self.pos)
         if m is None:
             raise self.error(f"expected {what}")
-        value = int(m.group(0))
+        value = integer_literal(m.group(0))
         if not -(1 << 63) <= value < 1 << 63:
             raise self.error("integer value too large")
         self.pos = m.end()
@@ -404,9 +406,9 @@ class _Reader:
         at = self.pos
         dims = []
         for p in parts:
-            if p != "?" and int(p) >= 1 << 63:
+            if p != "?" and integer_literal(p) >= 1 << 63:
                 raise self.error("invalid dimension", at)  # MLIR's message for a dimension past int64
-            dims.append(DYNAMIC if p == "?" else int(p))
+            dims.append(DYNAMIC if p == "?" else integer_literal(p))
             at += len(p) + 1
         self.pos = m.end()
         return dims
@@ -430,7 +432,7 @@ class _Reader:
         if len(parts) != 2:
             raise self.error("tile_buf valid must have exactly two dims")
         self.pos = m.end()
-        return tuple(DYNAMIC if p == "?" else int(p) for p in parts)  # type: ignore[return-value]
+        return tuple(DYNAMIC if p == "?" else integer_literal(p) for p in parts)  # type: ignore[return-value]
 
 
 def _check_uint(value: int, key: str, reader: _Reader) -> int:
@@ -725,7 +727,7 @@ class _NotGeneric(ValueError):
 
 def _ints(text: str | None) -> tuple[int, ...]:
     try:
-        return tuple(int(d) for d in text.split(",")) if text and text.strip() else ()
+        return tuple(integer_literal(d.strip()) for d in text.split(",")) if text and text.strip() else ()
     except ValueError:
         raise _NotGeneric(text) from None
 
@@ -746,7 +748,8 @@ def _parse_generic_type(text: str) -> PtoType | None:
             return None
         loc, shape, dtype, valid, blayout, slayout, fractal, pad, compact = m.groups()
         (rows, cols), (vrow, vcol) = _ints(shape) or (0, 0), _ints(valid) or (0, 0)
-        return TileBufType(loc, rows, cols, ptoas_dtype(dtype), vrow, vcol, blayout, slayout, int(fractal), int(pad), int(compact))
+        fractal, pad, compact = map(integer_literal, (fractal, pad, compact))
+        return TileBufType(loc, rows, cols, ptoas_dtype(dtype), vrow, vcol, blayout, slayout, fractal, pad, compact)
     if text.startswith("!pto.multi_tile_buf<"):
         m = _GENERIC_MULTI_COUNT.search(text)
         if m is None:

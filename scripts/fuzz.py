@@ -4,13 +4,15 @@
     python scripts/fuzz.py --count 5000 --seed 1
     python scripts/fuzz.py --count 300 --subprocess           # through the installed executables
     python scripts/fuzz.py --count 2000 --save-findings /tmp/findings
+    python scripts/fuzz.py --count 3000 --kinds long-int,op-eq,loc,wrap  # only these mutants
 
 Inputs are mutants of the repository's .pto and .mlir files and of
 generated kernels (ptoas syntax, the generic form and both mixed), random
 bytes and generated extremes (pto_dialect/testing/fuzz.py), run through
 pto-opt, pto-run, the reader/writer round trip and the Python API. Each must
-end with exit 0, or exit 1 and an `error:` line: no traceback, no internal
-error, no round-trip failure, no crash, no hang. Findings are printed (and
+end with exit 0, or exit 1 and an `error:` line, every diagnostic at a line
+and column of the input: no traceback, no internal error, no round-trip
+failure, no unlocated diagnostic, no crash, no hang. Findings are printed (and
 with --save-findings written as files with the command that reproduces
 them). Exit code 1 on any finding.
 """
@@ -40,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--subprocess", action="store_true", help="run every input through the executables (slower, like a user)")
     p.add_argument("--save-findings", metavar="DIR")
     p.add_argument("--verbose", action="store_true", help="print every result")
+    p.add_argument("--kinds", metavar="K1,K2", help=f"only mutants of these kinds (e.g. {','.join(fuzz.NEW_KINDS)})")
     args = p.parse_args(argv)
 
-    inputs = fuzz.make_inputs(random.Random(args.seed), fuzz.seed_corpus(ROOT), args.count)
+    kinds = tuple(args.kinds.split(",")) if args.kinds else None
+    inputs = fuzz.make_inputs(random.Random(args.seed), fuzz.seed_corpus(ROOT), args.count, kinds)
 
     def show(inp, r):
         if args.verbose or not r.ok:

@@ -4,6 +4,7 @@ loops, each with a DMA into a local buffer, a compute and a store.
 
     python bench/tool/generate.py pto 4000 > k4000.pto
     python bench/tool/generate.py affine 4000 > affine4000.mlir
+    python bench/tool/generate.py slots 11 16 > slots.pto   # 11 pairs of tiles, 16 stages
 """
 
 from __future__ import annotations
@@ -47,6 +48,43 @@ def pto_kernel(loops: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def slots_kernel(pairs: int, stages: int, trips: int = 64) -> str:
+    """One pipeline loop of `2 * pairs` tiles asking for `stages` stages,
+    for `slots=model`: per pair a 16x64 f32 tile loaded from its own rows
+    (MTE2), exponentiated into a second one (V) that is stored (MTE3). At 11
+    pairs, 22 tiles, the vec space holds 2 slots of each; every stage past
+    2 is slots the model must take away again (docs/reliability.md)."""
+    tv, pv, t = VIEW.replace("?x?", "?x64"), PART, "!pto.tile_buf<vec, 16x64xf32>"
+    out = [
+        "func.func @slots(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        "  %c16 = arith.constant 16 : index",
+        "  %c64 = arith.constant 64 : index",
+        f"  %trips = arith.constant {trips} : index",
+        f"  %pair_rows = arith.constant {16 * pairs} : index",
+        f"  %rows = arith.constant {16 * pairs * trips} : index",
+        f"  %sv = pto.make_tensor_view %src, shape = [%rows, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {tv}",
+        f"  %dv = pto.make_tensor_view %dst, shape = [%rows, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {tv}",
+        "  scf.for %i = %c0 to %trips step %c1 {",
+        "    %base = arith.muli %i, %pair_rows : index",
+    ]
+    for j in range(pairs):
+        out += [
+            f"    %o{j} = arith.constant {16 * j} : index",
+            f"    %r{j} = arith.addi %base, %o{j} : index",
+            f"    %p{j} = pto.partition_view %sv, offsets = [%r{j}, %c0], sizes = [%c16, %c64] : {tv} -> {pv}",
+            f"    %q{j} = pto.partition_view %dv, offsets = [%r{j}, %c0], sizes = [%c16, %c64] : {tv} -> {pv}",
+            f"    %a{j} = pto.alloc_tile : {t}",
+            f"    %b{j} = pto.alloc_tile : {t}",
+            f"    pto.tload ins(%p{j} : {pv}) outs(%a{j} : {t})",
+            f"    pto.texp ins(%a{j} : {t}) outs(%b{j} : {t})",
+            f"    pto.tstore ins(%b{j} : {t}) outs(%q{j} : {pv})",
+        ]
+    out += [f"  }} {{pto.pipeline_stages = {stages} : i64}}", "  return", "}"]
+    return "\n".join(out) + "\n"
+
+
 def affine_kernel(loops: int) -> str:
     """K affine loops doing what the pto loops do, in the form
     --affine-pipeline-data-transfer double-buffers: the DMA'd buffer and its
@@ -75,4 +113,7 @@ def affine_kernel(loops: int) -> str:
 
 if __name__ == "__main__":
     kind, count = sys.argv[1], int(sys.argv[2])
-    sys.stdout.write({"pto": pto_kernel, "affine": affine_kernel}[kind](count))
+    if kind == "slots":
+        sys.stdout.write(slots_kernel(count, int(sys.argv[3]) if len(sys.argv) > 3 else 2))
+    else:
+        sys.stdout.write({"pto": pto_kernel, "affine": affine_kernel}[kind](count))

@@ -103,15 +103,27 @@ def element_name(t: ir.Type) -> str | None:
     return name if name in STORAGE_DTYPES else None
 
 
-def fill(dtype: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """Seeded elements of `dtype` (storage dtype: bf16 as bit patterns)."""
-    if is_float(dtype):
-        values = rng.uniform(*FLOAT_RANGE, size=shape)
-        if dtype == "bf16":
-            return f32_to_bf16_bits(values.astype(np.float32))
-        return round_to(dtype, values)
-    lo, hi = INT_RANGES[dtype]
-    return rng.integers(lo, hi, size=shape).astype(STORAGE_DTYPES[dtype])
+FILL_CHUNK = 1 << 18
+"""Elements drawn at once by `fill`: the generator draws in float64 or
+int64, two to eight times an element's storage, so a large argument is
+drawn a chunk at a time into its storage (the same values: a generator's
+draws do not depend on how they are split)."""
+
+
+def fill(dtype: str, shape: tuple[int, ...], rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
+    """Seeded elements of `dtype` (storage dtype: bf16 as bit patterns),
+    drawn into `out` (flat, of the storage dtype) when given. Memory: the
+    result and one chunk of draws (docs/reliability.md, "Bounded cost")."""
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    flat = np.empty(count, dtype=STORAGE_DTYPES[dtype]) if out is None else out
+    for start in range(0, count, FILL_CHUNK):
+        size = min(FILL_CHUNK, count - start)
+        if is_float(dtype):
+            values = rng.uniform(*FLOAT_RANGE, size=size)
+            flat[start : start + size] = f32_to_bf16_bits(values.astype(np.float32)) if dtype == "bf16" else round_to(dtype, values)
+        else:
+            flat[start : start + size] = rng.integers(*INT_RANGES[dtype], size=size)
+    return flat.reshape(shape) if out is None else flat
 
 
 def _rng(seed: int, *index: int) -> np.random.Generator:
@@ -188,7 +200,7 @@ def _shaped(arg: Argument, seed: int, budget: ArgumentBudget, given: tuple[int, 
     for d in shape:
         nbytes *= d
     _charge(arg, what, nbytes, budget)
-    return GlobalBuffer(arg.name, what, dtype, fill(dtype, shape, _rng(seed, arg.index)).reshape(-1), shape)
+    return GlobalBuffer(arg.name, what, dtype, fill(dtype, shape, _rng(seed, arg.index)).reshape(-1), shape)  # (a view: no copy)
 
 
 def _pointer(arg: Argument, seed: int, budget: ArgumentBudget) -> GlobalBuffer:
@@ -208,10 +220,21 @@ def _pointer(arg: Argument, seed: int, budget: ArgumentBudget) -> GlobalBuffer:
                 f"a tensor view reaches {elements} elements of {arg.name} ({elements * storage.itemsize} bytes), "
                 f"beyond the limit on argument memory (pto-run --max-arg-bytes raises it)"
             )
+        # The buffer as far as `elements`, made once: the old elements and
+        # the new blocks go straight into it (no list of blocks joined, no
+        # second array); a block the old end cuts is drawn whole.
+        grown = np.empty(elements, dtype=storage)
+        grown[: flat.size] = flat
         first, last = flat.size // FILL_BLOCK, (elements - 1) // FILL_BLOCK
-        blocks = [fill(dtype, (FILL_BLOCK,), _rng(seed, arg.index, k)) for k in range(first, last + 1)]
-        fresh = np.concatenate(blocks)[flat.size - first * FILL_BLOCK : elements - first * FILL_BLOCK]
-        return np.concatenate([flat, fresh.astype(storage, copy=False)])
+        block = np.empty(FILL_BLOCK, dtype=storage)
+        for k in range(first, last + 1):
+            start, end = max(k * FILL_BLOCK, flat.size), min((k + 1) * FILL_BLOCK, elements)
+            if start == k * FILL_BLOCK and end == start + FILL_BLOCK:
+                fill(dtype, (FILL_BLOCK,), _rng(seed, arg.index, k), out=grown[start:end])
+            else:
+                fill(dtype, (FILL_BLOCK,), _rng(seed, arg.index, k), out=block)
+                grown[start:end] = block[start - k * FILL_BLOCK : end - k * FILL_BLOCK]
+        return grown
 
     return GlobalBuffer(arg.name, what, dtype, np.empty(0, dtype=storage), grow=grow)
 

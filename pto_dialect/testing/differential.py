@@ -98,7 +98,7 @@ def check_kernel(
     name: str = "<kernel>",
 ) -> KernelCheck:
     from ..interpreter import InterpreterError, execute
-    from ..pipeline import PipelineRun, build_pass_manager
+    from ..pipeline import PipelineRun, build_pass_manager, run_pass_manager
     from ..session import Session, Source
 
     result = KernelCheck(name)
@@ -124,7 +124,8 @@ def check_kernel(
             session.diagnostics.clear()
             transformed = module.operation.clone()
             try:
-                build_pass_manager(pipeline, PipelineRun(), session.context).run(transformed)
+                pipeline_run = PipelineRun()
+                run_pass_manager(build_pass_manager(pipeline, pipeline_run, session.context), transformed, pipeline_run)
             except ir.MLIRError as e:
                 session.add_error(e)
                 outcome = Outcome(pipeline, PASS_ERROR, session.errors_text() or "the pipeline failed without a diagnostic")

@@ -7,7 +7,9 @@ kernels in ptoas syntax, their generic form (`--mlir-print-op-generic`) and
 mixed text (ptoas-syntax types in generic ops, generic types in ptoas-syntax
 ops), mutated (truncated, lines deleted, duplicated or swapped, numbers
 replaced by extreme values, types, keywords, tile-type fields and SSA names
-swapped, types respelled, bytes flipped, files spliced), random bytes, and
+swapped, types respelled, bytes flipped, files spliced; integers of any
+length anywhere, a pto op's name followed by `=`, locations written after
+ops, ops wrapped in other ops' regions), random bytes, and
 generated extremes (deep nesting, huge trip counts, slot counts, shapes,
 views, addresses and valid sizes, very long bodies).
 
@@ -28,8 +30,9 @@ Verdicts: `ok` (exit 0, or exit 1 with an `error:` line), `traceback`,
 `internal-error` (a tool caught an exception it did not expect: a bug
 reported politely), `round-trip` (printed text that does not read back, or
 reads back to other text), `bad-exit` (any other exit code),
-`no-diagnostic` (exit 1 with no `error:` line), `hang`, `crash` (the
-process died).
+`no-diagnostic` (exit 1 with no `error:` line), `unlocated` (a
+diagnostic not at a line and column of the input: `<unknown>: error:`,
+`-:3:4: remark:`), `hang`, `crash` (the process died).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ INTERNAL = "internal-error"
 ROUNDTRIP = "round-trip"
 BAD_EXIT = "bad-exit"
 NO_DIAGNOSTIC = "no-diagnostic"
+UNLOCATED = "unlocated"
 HANG = "hang"
 CRASH = "crash"
 
@@ -103,6 +107,25 @@ FIELD_VALUES = {
     "count": ["2", "16", "1", "17", "0", "-2", "4294967298", "?"],
     "valid": ["?x?", "16x16", "0x0", "17x1", "?", "8x8x8", "-1x-1", "x"],
 }
+LOCATIONS = [
+    "loc(unknown)", 'loc("name")', 'loc("name"(unknown))', 'loc(fused["a", "b"])', 'loc(fused<"meta">[unknown])',
+    'loc(callsite("callee" at "caller"))', 'loc(callsite(unknown at unknown))', 'loc("kernel.py":12:5)', "loc(#loc99)",
+    "loc(", "loc()", 'loc("unterminated)', "loc(unknown) loc(unknown)",
+]  # fmt: skip
+"""Locations written after an op: ones with no file position (MLIR reports
+such an op's errors at `<unknown>` or a bare name), one in the kernel's
+Python source (kept, as MLIR reports it), and malformed ones."""
+OP_TRAILERS = [" =", " = ", "=", " = 1", " = ins(", " ==", " :", " = %x", " {", " <", " ="]
+"""What follows a pto op's name in the `op-eq` mutants (`pto.tadd = ins(...)`)."""
+WRAPPERS = [
+    ("scf.execute_region {", "  scf.yield", "}"),
+    ('"test.wrap"() ({', "", "}) : () -> ()"),
+    ("builtin.module {", "", "}"),
+    ("scf.execute_region {", "  scf.yield", "} loc(unknown)"),
+    ("func.func @wrapped() {", "  return", "}"),
+    ("{", "", "}"),
+]
+"""(before, last line inside, after) put around a line of a kernel."""
 JUNK = [
     "{", "}", "(", ")", "<", ">", "[", "]", '"', "%", "@", "!", "#", ":", ",", "=", "?", "x", "\x00", "\ufffd", "\\", "^bb0:",
     "// -----\n", "ins(", "outs(", "!pto.tile_buf<", "loc=",
@@ -316,9 +339,115 @@ def _field_mutation(rng: random.Random, text: str) -> str | None:
     return text[: m.end()] + f", {other}={rng.choice(FIELD_VALUES[other])}" + text[m.end() :]
 
 
+BIG_IN_RANGE = ["4294967296", "1099511627776", "4611686018427387904", "9223372036854775807", "9223372036854775808", "18446744073709551615"]
+"""Integers that still parse (as an i64 or a dimension) and overflow what
+is computed from them: sizes, byte counts, addresses, trip counts."""
+
+
+def long_integer(rng: random.Random) -> str:
+    """An integer literal of up to 64 bits that overflows what is computed
+    from it (`BIG_IN_RANGE`), or one longer than any integer type holds: 20
+    to 5000 digits, decimal or hexadecimal, maybe negative."""
+    if rng.random() < 0.4:
+        return rng.choice(BIG_IN_RANGE)
+    digits = rng.choice([20, 21, 39, 40, 100, 400, 5000])
+    if rng.random() < 0.2:
+        return "0x" + "".join(rng.choice("0123456789abcdefABCDEF") for _ in range(digits))
+    number = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(digits - 1))
+    return ("-" if rng.random() < 0.3 else "") + number
+
+
+_DIGITS = re.compile(r"\d+")
+_PTO_OP_NAME = re.compile(r"(?<![\w%#!@.$])pto\.[a-z_][\w.]*(?=[ \t(<{\[]|$)", re.MULTILINE)
+
+
+def _long_integer_mutation(rng: random.Random, text: str) -> str | None:
+    """A run of digits anywhere (a constant, a dim of a type, an attribute
+    value, a type's width, an address) replaced by a very long integer."""
+    runs = list(_DIGITS.finditer(text))
+    if not runs:
+        return None
+    m = rng.choice(runs)
+    value = long_integer(rng)
+    if text[m.start() - 1 : m.start()] in ("x", "<", "i", "f", "%") or text[m.end() : m.end() + 1] == "x":
+        value = value.lstrip("-")  # in a shape or a name the sign would only end the token
+    return text[: m.start()] + value + text[m.end() :]
+
+
+def _op_eq_mutation(rng: random.Random, text: str) -> str | None:
+    """A pto op's name followed by `=` (or another stray token)."""
+    names = [m for m in _PTO_OP_NAME.finditer(text) if _op_start(text, m.start())]
+    if not names:
+        return None
+    m = rng.choice(names)
+    return text[: m.end()] + rng.choice(OP_TRAILERS) + text[m.end() :]
+
+
+def _op_start(text: str, pos: int) -> bool:
+    i = pos - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in "\n=" or text[i] == "{"
+
+
+def _location_mutation(rng: random.Random, text: str) -> str | None:
+    """A location written after an op (or a region's end, or a function)."""
+    lines = text.split("\n")
+    candidates = [
+        i for i, line in enumerate(lines) if line.strip() and not line.rstrip().endswith(("{", ",", "(")) and not line.lstrip().startswith(("//", "#", "!"))
+    ]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    lines[i] = lines[i].rstrip() + " " + rng.choice(LOCATIONS)
+    return "\n".join(lines)
+
+
+def _wrap_mutation(rng: random.Random, text: str) -> str | None:
+    """An op line put inside another op's region (and so maybe out of reach
+    of the values it uses, or where no op of its kind may be)."""
+    lines = text.split("\n")
+    candidates = [i for i, line in enumerate(lines) if _PTO_OP_NAME.search(line) and not line.rstrip().endswith(("{", ",", "("))]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    before, last, after = rng.choice(WRAPPERS)
+    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+    wrapped = [indent + before, "  " + lines[i], *([indent + last] if last else []), indent + after]
+    return "\n".join(lines[:i] + wrapped + lines[i + 1 :])
+
+
+NEW_KINDS = ("long-int", "op-eq", "loc", "wrap")
+"""The mutant kinds of issue 21's item 6: each must end in a located error
+(or parse and run); `located` in the verdicts checks that."""
+
+
 def mutate(rng: random.Random, text: str, other: str) -> tuple[str, str]:
     """One random mutation of `text` (`other`: a second input for splicing)."""
-    kind = rng.choice(["truncate", "lines", "number", "number", "type", "keyword", "field", "field", "respell", "ssa", "bytes", "junk", "splice", "stages"])
+    kind = rng.choice(
+        ["truncate", "lines", "number", "number", "type", "keyword", "field", "field", "respell", "ssa", "bytes", "junk", "splice", "stages", *NEW_KINDS]
+    )
+    return mutate_kind(rng, kind, text, other)
+
+
+def mutate_kind(rng: random.Random, kind: str, text: str, other: str) -> tuple[str, str]:
+    """A mutation of the given kind, or a truncation where it does not apply."""
+    if kind == "long-int":
+        mutated = _long_integer_mutation(rng, text)
+        if mutated is not None:
+            return kind, mutated
+    if kind == "op-eq":
+        mutated = _op_eq_mutation(rng, text)
+        if mutated is not None:
+            return kind, mutated
+    if kind == "loc":
+        mutated = _location_mutation(rng, text)
+        if mutated is not None:
+            return kind, mutated
+    if kind == "wrap":
+        mutated = _wrap_mutation(rng, text)
+        if mutated is not None:
+            return kind, mutated
     if kind == "truncate":
         return kind, text[: rng.randrange(len(text) + 1)]
     if kind == "lines":
@@ -537,10 +666,13 @@ def tool_args(rng: random.Random, tool: str, text: str) -> list[str]:
     return list(rng.choice(OPT_FLAGS))
 
 
-def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -> list[FuzzInput]:
+def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int, kinds: tuple[str, ...] | None = None) -> list[FuzzInput]:
     """At least `count` inputs: every extreme (for pto-run, pto-opt and the
     round trip), some random bytes and each corpus text unmutated through
-    the round trip, then mutants of the corpus."""
+    the round trip, then mutants of the corpus; with `kinds`, only mutants,
+    of those kinds (`mutate_kind`)."""
+    if kinds is not None:
+        return _mutants(rng, corpus, count, kinds, [])
     inputs: list[FuzzInput] = []
     for name, text, extra in extremes():
         inputs.append(FuzzInput(name, text.encode(), "pto-run", run_args(rng, text, extra)))
@@ -553,13 +685,18 @@ def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -
     for name, text in corpus:
         if "kernel_gen" in name:
             inputs.append(FuzzInput(name, text.encode("utf-8", "surrogateescape"), "pto-roundtrip", tool_args(rng, "pto-roundtrip", text)))
+    return _mutants(rng, corpus, count, None, inputs)
+
+
+def _mutants(rng: random.Random, corpus: list[tuple[str, str]], count: int, kinds: tuple[str, ...] | None, inputs: list[FuzzInput]) -> list[FuzzInput]:
+    """`inputs` and mutants of the corpus after them, `count` in all."""
     tools, weights = zip(*TOOL_WEIGHTS)
     while len(inputs) < count:
         name, text = rng.choice(corpus)
         other = rng.choice(corpus)[1]
         steps = []
         for _ in range(rng.choice([1, 1, 1, 2, 3])):
-            kind, text = mutate(rng, text, other)
+            kind, text = mutate(rng, text, other) if kinds is None else mutate_kind(rng, rng.choice(kinds), text, other)
             steps.append(kind)
         label = f"{'+'.join(steps)}({name})"
         data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
@@ -571,11 +708,47 @@ def make_inputs(rng: random.Random, corpus: list[tuple[str, str]], count: int) -
 # --- judging ---------------------------------------------------------------------------------
 
 
-def judge(exit_code: int | None, stderr: str) -> tuple[str, str]:
-    """The verdict on one run, and the stderr lines that explain it."""
+_DIAGNOSTIC_LINE = re.compile(r"(.*?): (error|warning|remark): ")
+_CARET = re.compile(r"[ \t]*\^[ \t~]*")
+_POSITION = re.compile(r"(.+):(\d+):(\d+)")
+TOOL_NAMES = ("pto-opt", "pto-run", "pto-roundtrip", "pto-api")
+ROUNDTRIP_DIR = "/pto-roundtrip-"
+"""Where the round-trip tool writes what it reads back (roundtrip.py): a
+diagnostic there is at a line and column of a file the run made."""
+
+
+def unlocated(stderr: str, path: str, data: bytes = b"") -> str | None:
+    """The first diagnostic line of a run on the input at `path` that is
+    not at a line and column of that file (`<unknown>: error: ...`,
+    `-:3:4: remark: ...`, `"name": error: ...`), or None. A tool's own
+    messages (`pto-opt: error: ...`, about its command line) are not about
+    a position, a file position the input itself wrote
+    (`loc("kernel.py":12:5)`) is where MLIR reports the op, and the round
+    trip's own files are read back by it."""
+    lines = stderr.split("\n")
+    for i, line in enumerate(lines):
+        m = _DIAGNOSTIC_LINE.match(line)
+        if m is None or (i + 1 < len(lines) and _CARET.fullmatch(lines[i + 1])):
+            continue  # not a diagnostic, or the source line a diagnostic shows (a caret under it)
+        where = m.group(1)
+        if where in TOOL_NAMES:
+            continue
+        position = _POSITION.fullmatch(where)
+        if position is not None:
+            file = position.group(1)
+            if file.startswith(path) or f'"{file}":'.encode("utf-8", "surrogateescape") in data or ROUNDTRIP_DIR in file:
+                continue
+        return line
+    return None
+
+
+def judge(exit_code: int | None, stderr: str, path: str | None = None, data: bytes = b"") -> tuple[str, str]:
+    """The verdict on one run (of the input `data` saved at `path`, when
+    given: then every diagnostic must be at a position in it), and the
+    stderr lines that explain it."""
     lines = stderr.splitlines()
     if "Traceback (most recent call last)" in stderr:
-        start = next(i for i, line in enumerate(lines) if line.startswith("Traceback"))
+        start = next(i for i, line in enumerate(lines) if "Traceback (most recent call last)" in line)  # (maybe after output with no newline)
         return TRACEBACK, "\n".join(lines[start:][-12:])
     roundtrip = [i for i, line in enumerate(lines) if line.startswith(ROUNDTRIP_MARK)]
     if roundtrip:  # the mark, and the errors of the run that broke it (before it)
@@ -588,6 +761,10 @@ def judge(exit_code: int | None, stderr: str) -> tuple[str, str]:
         return BAD_EXIT, f"exit code {exit_code}\n" + "\n".join(lines[-5:])
     if exit_code == 1 and not any("error:" in line for line in lines):
         return NO_DIAGNOSTIC, "\n".join(lines[-5:])
+    if path is not None:
+        line = unlocated(stderr, path, data)
+        if line is not None:
+            return UNLOCATED, line
     return OK, ""
 
 
@@ -660,7 +837,7 @@ def run_in_process(inp: FuzzInput, path: str, timeout: float, module: str | None
     captured.close()
     if code is None:
         return FuzzResult(inp.name, inp.tool, inp.args, HANG, None, seconds, f"no exit within {timeout} s")
-    status, detail = judge(code, output)
+    status, detail = judge(code, output, path, inp.data)
     return FuzzResult(inp.name, inp.tool, inp.args, status, code, seconds, detail)
 
 
@@ -700,7 +877,7 @@ def run_subprocess(inp: FuzzInput, path: str, timeout: float, executable_dir: st
     stderr = proc.stderr.decode("utf-8", "replace")
     if code < 0:
         return FuzzResult(inp.name, inp.tool, inp.args, CRASH, code, seconds, f"killed by signal {-code}\n{stderr[-2000:]}")
-    status, detail = judge(code, stderr)
+    status, detail = judge(code, stderr, path, inp.data)
     return FuzzResult(inp.name, inp.tool, inp.args, status, code, seconds, detail)
 
 

@@ -1085,7 +1085,7 @@ class SlotTimer:
         if iterations is not None and iterations < 1:
             raise StaticScheduleError(loop.location, f"iterations must be positive, got {iterations}")
         counts = self.counts + [n for n in (slots or {}).values() if n > 1]
-        period_hint = math.lcm(*counts) if counts else 1
+        period_hint = max(counts) if counts else 1
         target = iterations if iterations is not None else max(_FIRST_UNROLL, 8 * period_hint)
         cap = iterations if iterations is not None else max(max_iterations, target)
         while True:

@@ -18,7 +18,7 @@ import errno
 import os
 import sys
 
-from ..files import CreateError, write_atomically
+from ..files import Content, CreateError, write_atomically
 from .common import ToolError
 
 _closed_at_start: set[int] = set()
@@ -153,8 +153,9 @@ class Writer:
         write_file_atomically(path, data, what, create_failure=f"could not open {what}")
 
 
-def write_file_atomically(path: str, data: bytes, what: str, *, create_failure: str | None = None) -> None:
-    """Write `data` to `path` through a temporary file (files.py); a failure
+def write_file_atomically(path: str, data: Content, what: str, *, create_failure: str | None = None) -> None:
+    """Write `data` (bytes, or a function writing into the open file) to
+    `path` through a temporary file (files.py); a failure
     is a ToolError `could not write <what> '<path>': <reason>`, or
     `<create_failure> '<path>': ...` when the file could not be created."""
     try:

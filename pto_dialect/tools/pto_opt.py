@@ -350,7 +350,7 @@ class Driver:
         fresh Context of its own)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager
+        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
         from ..session import Session
 
         opts = self.opts
@@ -362,6 +362,7 @@ class Driver:
                 verbose=opts.verbose,
                 verify_each=opts.verify_each,
                 buffer_records=bool(opts.report_file or opts.memory_report),
+                source_name=self.source.name,  # (positions in messages and records: the user's file)
             )
         )
         on_diagnostic = None if verifying else self.print_diag
@@ -384,7 +385,7 @@ class Driver:
                     pm.enable_verifier(False)
                 output.flush_standard_streams()
                 try:
-                    pm.run(module.operation)
+                    run_pass_manager(pm, module.operation, run)
                     succeeded = True
                 except ir.MLIRError as e:
                     session.add_error(e)
@@ -419,7 +420,7 @@ class Driver:
             return
         for problem in check(expected, [drop_op_dump_notes(d) for d in produced], lambda file: file == name):
             self.ok = False
-            self.print_diag(Diag("error", problem.message, name if problem.line else None, problem.line, problem.col))
+            self.print_diag(Diag("error", problem.message, problem.file or (name if problem.line else None), problem.line, problem.col))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -465,8 +466,12 @@ def _phase_report(seconds: dict[str, float]) -> str:
 
 
 def console_main() -> None:
-    """The `pto-opt` command (pyproject.toml): `main` without the teardown."""
+    """The `pto-opt` command (launch.py; `python -m`): `main` without the
+    teardown, with the signals' default actions (interrupts.py)."""
+    from ..interrupts import install
     from .common import run_and_exit
+
+    install()
 
     run_and_exit(main)
 

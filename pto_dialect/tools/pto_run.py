@@ -42,8 +42,16 @@ def _arg_value(text: str) -> tuple[str, int | float | tuple[int, ...]]:
     name, eq, raw = text.partition("=")
     if not eq or not name:
         raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
-    if "x" in raw and all(part.isdigit() for part in raw.split("x")):
+    hexadecimal = raw.lower().lstrip("+-").startswith("0x")
+    shape = not hexadecimal and "x" in raw and all(part.isdigit() for part in raw.split("x"))
+    digits = raw.lstrip("+-")
+    # (Python's int() refuses more than 4300 digits, and is slow long before)
+    if any(len(part.lstrip("0")) > 40 for part in (raw.split("x") if shape else [digits.removeprefix("0x").removeprefix("0X")])):
+        raise ToolError(f"--arg {name}: '{raw[:20]}...' has more digits than any integer type holds")
+    if shape:
         return name, tuple(int(part) for part in raw.split("x"))  # the shape of a dynamically shaped view
+    if digits.isdigit() or (hexadecimal and len(digits) > 2):
+        return name, int(raw, 16 if hexadecimal else 10)  # (decimal: `007` too)
     try:
         return name, int(raw, 0)
     except ValueError:
@@ -247,11 +255,12 @@ class Runner:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, build_pass_manager
+        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
 
-        pm = build_pass_manager(pipeline, PipelineRun(), self.session.context)
+        run = PipelineRun(PipelineSettings(source_name=self.session.source.name))
+        pm = build_pass_manager(pipeline, run, self.session.context)
         try:
-            pm.run(getattr(module, "operation", module))
+            run_pass_manager(pm, getattr(module, "operation", module), run)
         except ir.MLIRError as e:
             self.session.add_error(e)
             return False
@@ -358,8 +367,6 @@ class Runner:
         return 1
 
     def save(self, before, after) -> bool:
-        import io
-
         import numpy as np
 
         arrays = {}
@@ -369,10 +376,8 @@ class Runner:
             for s in execution.scalars:
                 if not isinstance(s.value, str):
                     arrays[prefix + s.name.replace(" #", "_")] = np.array(s.value)
-        data = io.BytesIO()
-        np.savez(data, **arrays)
-        try:
-            output.write_file_atomically(self.opts.save, data.getvalue(), "")
+        try:  # written into the file as numpy makes it: no copy of the arrays as bytes
+            output.write_file_atomically(self.opts.save, lambda f: np.savez(f, **arrays), "")
         except ToolError as e:
             self.error(None, str(e))
             return False
@@ -397,8 +402,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The `pto-run` command (pyproject.toml): `main` without the teardown."""
+    """The `pto-run` command (launch.py; `python -m`): `main` without the
+    teardown, with the signals' default actions (interrupts.py)."""
+    from ..interrupts import install
     from .common import run_and_exit
+
+    install()
 
     run_and_exit(main)
 

@@ -104,14 +104,15 @@ class Mismatch:
     line: int
     col: int
     message: str
+    file: str | None = None  # another file than the input: a diagnostic the input placed there (`loc("kernel.py":3:4)`)
 
 
 def check(expected: list[Expected], produced: list[Diag], is_input_file) -> list[Mismatch]:
     """Match produced diagnostics (and their notes) to expectations.
 
     `is_input_file(name)` tells which file names are the input being checked.
-    Returns the problems, each to be reported as an error at (line, col);
-    line 0 means no position.
+    Returns the problems, each to be reported as an error at (line, col) of
+    the input, or of its `file` when it has one; line 0 means no position.
     """
     problems: list[Mismatch] = []
     flat: list[Diag] = []
@@ -121,7 +122,7 @@ def check(expected: list[Expected], produced: list[Diag], is_input_file) -> list
     for d in flat:
         known = d.file is not None
         if known and not is_input_file(d.file):
-            problems.append(Mismatch(0, 0, f"unexpected {d.severity} at {d.where()}: {d.message}"))
+            problems.append(Mismatch(d.line, d.col, f"unexpected {d.severity}: {d.message}", d.file))
             continue
         line = d.line if known else 0
         near_miss = None

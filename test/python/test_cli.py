@@ -183,3 +183,29 @@ def test_a_bug_is_an_internal_error_not_a_traceback(monkeypatch, capsys, error):
     err = capsys.readouterr().err
     assert err.startswith(f"pto-opt: error: internal error: {type(error).__name__}: ")
     assert "Traceback" not in err
+
+
+def test_pto_run_integer_arguments_of_any_length(tmp_path):
+    """(issue 21, item 6) Python's int() refuses a literal of more than 4300
+    digits: that was an internal error; a huge dimension was one too."""
+    kernel = tmp_path / "k.pto"
+    kernel.write_text("func.func @k(%n: index, %v: !pto.tensor_view<?x8xf32>) {\n  return\n}\n")
+    long = "9" * 5000
+    run = subprocess.run(
+        [sys.executable, "-m", "pto_dialect.tools.pto_run", str(kernel), "--arg", f"n={long}", "--arg", "v=4x8"], capture_output=True, text=True, timeout=120
+    )
+    assert (run.returncode, run.stderr) == (1, "pto-run: error: --arg n: '99999999999999999999...' has more digits than any integer type holds\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pto_dialect.tools.pto_run", str(kernel), "--arg", "n=1", "--arg", f"v={long}x8"], capture_output=True, text=True, timeout=120
+    )
+    assert (run.returncode, run.stderr) == (1, "pto-run: error: --arg v: '99999999999999999999...' has more digits than any integer type holds\n")
+
+
+def test_integer_literals_of_any_length():
+    from pto_dialect.source_text import integer_literal
+
+    assert integer_literal("-0042") == -42
+    assert integer_literal("9" * 40) == int("9" * 40)
+    assert integer_literal("9" * 5000) == 10**40  # out of every range, like the literal
+    assert integer_literal("-" + "9" * 5000) == -(10**40)
+    assert integer_literal("0" * 5000 + "7") == 7

@@ -1,8 +1,9 @@
 """Bounded fuzzing of pto-opt, pto-run, the reader/writer round trip and the
 Python API (pto_dialect.testing.fuzz): a few hundred malformed and extreme
 inputs, in ptoas syntax, the generic form and mixed, must each end with exit
-0, or exit 1 and an `error:` line; no traceback, internal error, round-trip
-failure, crash or hang.
+0, or exit 1 and an `error:` line, every diagnostic at a line and column of
+the input; no traceback, internal error, round-trip failure, unlocated
+diagnostic, crash or hang.
 
 Deeper runs: python scripts/fuzz.py --count 5000 --seed N
 """
@@ -41,6 +42,21 @@ def test_bounded_fuzz_in_process():
     assert sum(r.exit_code == 0 for r in results) >= len(results) // 10
 
 
+def test_bounded_fuzz_of_the_mutants_that_must_be_located():
+    """Integers of any length anywhere, a pto op's name followed by `=`,
+    locations written after ops, ops wrapped in other ops' regions: each
+    ends in exit 0, or exit 1 with every diagnostic at a line and column of
+    the input (issue 21, item 6). Deeper: python scripts/fuzz.py --kinds
+    long-int,op-eq,loc,wrap --count 3000."""
+    inputs = fuzz.make_inputs(random.Random(SEED), fuzz.seed_corpus(ROOT), 200, fuzz.NEW_KINDS)
+    assert {kind for i in inputs for kind in fuzz.NEW_KINDS if kind in i.name} == set(fuzz.NEW_KINDS)
+    results = fuzz.run_batch(inputs, TIMEOUT)
+    findings = [describe(i, r) for i, r in zip(inputs, results) if not r.ok]
+    reproduce = f"python scripts/fuzz.py --seed {SEED} --count 200 --kinds {','.join(fuzz.NEW_KINDS)}"
+    assert not findings, f"{len(findings)} findings (reproduce: {reproduce}):\n\n" + "\n\n".join(findings)
+    assert sum(r.exit_code == 0 for r in results) >= len(results) // 20  # some still parse and run
+
+
 def test_a_sample_through_the_executables(tmp_path):
     inputs = bounded_inputs()
     rng = random.Random(SEED)
@@ -62,10 +78,26 @@ def test_the_oracle_flags_tracebacks_internal_errors_and_silent_failures():
     assert fuzz.judge(0, "")[0] == fuzz.OK
     assert fuzz.judge(1, "x.mlir:1:2: error: bad")[0] == fuzz.OK
     assert fuzz.judge(1, "Traceback (most recent call last):\n  File ...\nKeyError: 1")[0] == fuzz.TRACEBACK
+    assert fuzz.judge(1, "partial outputTraceback (most recent call last):\n  File ...\nKeyError: 1")[0] == fuzz.TRACEBACK  # (was: the judge's StopIteration)
     assert fuzz.judge(1, "pto-run: error: internal error: KeyError: 1")[0] == fuzz.INTERNAL
     assert fuzz.judge(2, "usage: ...")[0] == fuzz.BAD_EXIT
     assert fuzz.judge(1, "something went wrong")[0] == fuzz.NO_DIAGNOSTIC
     assert fuzz.judge(1, "x.pto:1:2: error: bad\nround-trip failure: it changed")[0] == fuzz.ROUNDTRIP
+
+
+def test_the_oracle_flags_diagnostics_not_at_a_position_of_the_input():
+    assert fuzz.judge(1, "x.pto:1:2: error: bad\nx.pto:3:1: remark: why", "x.pto")[0] == fuzz.OK
+    assert fuzz.judge(1, "<unknown>: error: bad", "x.pto") == (fuzz.UNLOCATED, "<unknown>: error: bad")
+    assert fuzz.judge(0, "-:3:4: remark: converted", "x.pto")[0] == fuzz.UNLOCATED
+    assert fuzz.judge(1, '"name": error: bad', "x.pto")[0] == fuzz.UNLOCATED
+    assert fuzz.judge(1, "pto-opt: error: unknown command line argument '-x'", "x.pto")[0] == fuzz.OK
+    # a position the input wrote itself (PyPTO's locations in its Python source) is where MLIR reports the op
+    assert fuzz.judge(1, "kernel.py:12:5: error: bad", "x.pto", b'pto.tadd ins() loc("kernel.py":12:5)')[0] == fuzz.OK
+    assert fuzz.judge(1, "kernel.py:12:5: error: bad", "x.pto", b"")[0] == fuzz.UNLOCATED
+    # the round trip reads back files it printed: positions in them are positions
+    assert fuzz.judge(0, "/tmp/pto-roundtrip-x4/first.pto:4:10: warning: w", "x.pto")[0] == fuzz.OK
+    # the source line a diagnostic shows is not one
+    assert fuzz.judge(1, "x.pto:2:3: error: bad\n  // y.pto:1:1: error: z\n  ^", "x.pto")[0] == fuzz.OK
 
 
 def test_the_corpus_has_every_spelling():

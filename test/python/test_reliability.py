@@ -321,3 +321,48 @@ def test_the_report_locations_name_the_file_of_the_python_api():
     kernel_loop, kernel_tile, other_loop, generic_line = json.loads(run.stdout)
     assert [kernel_loop, kernel_tile] == ["kernel.pto:27:5", "kernel.pto:28:12"]  # the example's own lines
     assert other_loop == f"other.pto:{generic_line}:5"
+
+
+def test_remarks_and_every_report_position_name_the_file_never_the_parsers_buffer(tmp_path):
+    """(issue 21, item 7) Remarks of the pto passes reached an API caller's
+    handler at "-:line:col" whatever `parse` or `source_name` named the
+    file, so did the report's `first_at`/`last_at` of each placed buffer
+    (also in `pto-opt --pto-report` and `--pto-memory-report=json`), and the
+    positions inside messages ("lives through the scf.for at -:47:3")."""
+    escapes = ROOT / "test" / "Conversion" / "ConvertToPtoasMultiBuffer" / "escapes.pto"
+    memory = ROOT / "test" / "Transforms" / "AllocateMemoryAddr" / "memory-report.pto"
+    run = python(
+        f"""
+        import json
+        from mlir import ir
+        from mlir.passmanager import PassManager
+        import pto_dialect
+
+        chunk = open({str(escapes)!r}).read().split("// -----")[1]
+        seen = []
+        with ir.Context() as ctx:
+            ctx.attach_diagnostic_handler(lambda d: seen.append(str(d.location)) or True)
+            pto_dialect.run_passes(pto_dialect.parse(chunk, name="parsed.pto"), "convert-to-ptoas-multi-buffer")
+            pto_dialect.load_dialect(ctx)
+            generic = pto_dialect.to_generic(chunk)
+            pto_dialect.run_passes(ir.Module.parse(generic), "convert-to-ptoas-multi-buffer", source_name="named.pto")
+            pm = PassManager("builtin.module")
+            added = pto_dialect.add_passes(pm, "convert-to-ptoas-multi-buffer", source_name="added.pto")
+            pm.run(ir.Module.parse(generic).operation)
+            report = pto_dialect.run_passes(pto_dialect.parse(open({str(memory)!r}).read(), name="memory.pto"), "pto-allocate-memory-addr")
+        print(json.dumps([seen, added.to_json(), report.to_json()]))
+        """
+    )
+    assert run.returncode == 0, run.stderr
+    seen, added, report = json.loads(run.stdout)
+    assert {location.split(":")[0] for location in seen} == {'loc("parsed.pto"', 'loc("named.pto"', 'loc("added.pto"'}, seen
+    assert '"-:' not in added and "added.pto:" in added
+    assert '"-:' not in report and " at -:" not in report
+    assert '"first_at": "memory.pto:' in report and "the scf.for at memory.pto:47:3" in report
+
+    out = tmp_path / "report.json"
+    done = tool("pto-opt", str(memory), "--pto-allocate-memory-addr", f"--pto-report={out}", "--pto-memory-report=json", "-o", "/dev/null")
+    assert done.returncode == 0, done.stderr
+    for text in (out.read_text(), done.stderr.decode()):
+        assert '"-:' not in text and " at -:" not in text, text[:2000]
+        assert f'"first_at": "{memory}:' in text

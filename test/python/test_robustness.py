@@ -98,6 +98,20 @@ BAD_INPUTS = {
     "unterminated region": ("func.func @f() {\n  return\n", "expected"),
     "unterminated string": ('"pto.alloc_tile"() {a = "abc} : () -> ()', "expected '\"' in string literal"),
     "bad arch": ('module attributes {pto.target_arch = "a9"} {}', "'pto.target_arch' must be one of"),
+    # issue 21, item 6: integers of any length (Python's int() refuses 4300 digits), a pto op's name then `=`
+    "a 5000-digit tile dimension": (f"func.func @f(%a: !pto.tile_buf<vec, {'9' * 5000}x16xf32>) {{ return }}", "invalid dimension"),
+    "a 5000-digit verbose field": (f"func.func @f(%a: {VERBOSE.format(vr='9' * 5000)}) {{ return }}", "integer value too large"),
+    "a 5000-digit constant": (f"func.func @f() {{\n  %c = arith.constant {'9' * 5000} : index\n  return\n}}", "integer constant out of range"),
+    "a 5000-digit generic shape": (
+        f'func.func @f(%a: !pto.tile_buf<"vec", array<i64: {"9" * 5000}, 16>, f32, array<i64: 16, 16>, "row_major", "none_box", 512, 0, 0>) {{ return }}',
+        "integer constant out of range",
+    ),
+    "an op name then '='": (f"func.func @f(%a: {V}) {{\n  pto.tadd = ins(%a, %a : {V}, {V}) outs(%a : {V})\n  return\n}}", "expected 'ins'"),
+    "an op name then '= value'": ("func.func @f() {\n  pto.tadd = 1\n  return\n}", "expected the ptoas syntax or the generic form of 'pto.tadd'"),
+    "an op at an unknown location": (
+        "func.func @f() {\n  %c = arith.constant 1 : index\n  scf.for %i = %c to %c step %c {\n  } {pto.pipeline_stages = 0 : i64} loc(unknown)\n  return\n}",
+        "'pto.pipeline_stages' must be an i64 integer >= 1",
+    ),
 }
 
 

@@ -187,3 +187,116 @@ def test_a_loop_whose_tiles_overflow_even_single_is_declined_naming_the_space():
     (loop,) = report.loops
     assert not loop.converted
     assert 'pipeline loop is not converted: its eligible tiles do not fit "vec" on a2a3 even with one slot each' in remarks
+
+
+# --- bounded cost (issue 21, item 7; docs/reliability.md, "Bounded cost") ------------------
+
+
+def balanced_chains(chains: int, stages: int, rows: int) -> str:
+    """`chains` copies of balanced.pto's chain (tload, texp, tmuls, tadds,
+    tstore) in one loop, on tiles of `rows` x 64 f32: from 144 rows a
+    single chain's slots do not all fit "vec", and a trade loses cycles."""
+    t, pv, tv = f"!pto.tile_buf<vec, {rows}x64xf32>", f"!pto.partition_tensor_view<{rows}x64xf32>", "!pto.tensor_view<?x?xf32>"
+    out = [
+        "func.func @k(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        "  %c64 = arith.constant 64 : index",
+        f"  %cr = arith.constant {rows} : index",
+        f"  %cp = arith.constant {rows * chains} : index",
+        f"  %all = arith.constant {rows * chains * 16} : index",
+        "  %n = arith.constant 16 : index",
+        "  %scale = arith.constant 0.25 : f32",
+        f"  %sv = pto.make_tensor_view %src, shape = [%all, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {tv}",
+        f"  %dv = pto.make_tensor_view %dst, shape = [%all, %c64], strides = [%c64, %c1] {{layout = #pto.layout<nd>}} : {tv}",
+        "  scf.for %i = %c0 to %n step %c1 {",
+        "    %base = arith.muli %i, %cp : index",
+    ]
+    for j in range(chains):
+        out += [
+            f"    %o{j} = arith.constant {j * rows} : index",
+            f"    %r{j} = arith.addi %base, %o{j} : index",
+            *(f"    %{v}{j} = pto.alloc_tile : {t}" for v in "xesy"),
+            f"    %p{j} = pto.partition_view %sv, offsets = [%r{j}, %c0], sizes = [%cr, %c64] : {tv} -> {pv}",
+            f"    pto.tload ins(%p{j} : {pv}) outs(%x{j} : {t})",
+            f"    pto.texp ins(%x{j} : {t}) outs(%e{j} : {t})",
+            f"    pto.tmuls ins(%e{j}, %scale : {t}, f32) outs(%s{j} : {t})",
+            f"    pto.tadds ins(%s{j}, %scale : {t}, f32) outs(%y{j} : {t})",
+            f"    %q{j} = pto.partition_view %dv, offsets = [%r{j}, %c0], sizes = [%cr, %c64] : {tv} -> {pv}",
+            f"    pto.tstore ins(%y{j} : {t}) outs(%q{j} : {pv})",
+        ]
+    return "\n".join([*out, f"  }} {{pto.pipeline_stages = {stages} : i64}}", "  return", "}", ""])
+
+
+def model_report(text: str):
+    with ir.Context() as ctx:
+        pto_dialect.load_dialect(ctx)
+        ctx.attach_diagnostic_handler(lambda d: True)
+        return pto_dialect.run_passes(pto_dialect.parse(text, name="k.pto"), "convert-to-ptoas-multi-buffer{slots=model}")
+
+
+def one_trade_at_a_time(monkeypatch) -> None:
+    """The capacity trades as they were made before: every option timed for
+    every slot taken."""
+    from pto_dialect import slot_model
+
+    def every_option(options, choice, timed, now):
+        if timed is None or now is None:
+            return min(options, key=lambda c: (-c.stride, c.location))
+        return min(options, key=lambda c: (max(timed({**choice, c.alloc: choice[c.alloc] - 1}) - now, 0.0) / c.stride, -c.stride, c.location))
+
+    monkeypatch.setattr(slot_model, "_cheapest", every_option)
+    monkeypatch.setattr(slot_model, "_free_run", lambda *args: 1)
+
+
+@pytest.mark.parametrize(("chains", "stages", "rows"), [(1, 2, 176), (1, 3, 160), (1, 4, 144), (2, 3, 96), (3, 4, 48)])
+def test_capacity_trades_decide_as_one_trade_at_a_time(monkeypatch, chains, stages, rows):
+    """Taking a tile's free slots in one run, and stopping at the first
+    option that loses nothing, give the very trades (and remarks' numbers)
+    that timing every option for every slot gave; some of these lose
+    cycles, so the timed choice matters."""
+    text = balanced_chains(chains, stages, rows)
+    fast = model_report(text)
+    one_trade_at_a_time(monkeypatch)
+    slow = model_report(text)
+    for report in (fast, slow):
+        for loop in report.loops:
+            loop.model.schedules = 0
+    assert fast.to_dict() == slow.to_dict()
+    assert fast.loops[0].model.trades
+
+
+def test_slots_model_times_about_as_many_choices_at_16_stages_as_at_2():
+    """22 tiles, more slots than "vec" holds from 3 stages on: the capacity
+    trades timed every option for every slot taken (644 schedules at 4
+    stages, 39 s; thousands at 16)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench" / "tool"))
+    from generate import slots_kernel
+
+    schedules = {n: model_report(slots_kernel(11, n)).loops[0].model.schedules for n in (2, 4, 16)}
+    assert schedules[4] <= 2 * schedules[2] + 20, schedules
+    assert schedules[16] <= 3 * schedules[2], schedules
+
+
+def test_a_choice_of_unequal_slot_counts_is_unrolled_for_its_largest():
+    """16 and 15 slots: 8 periods of the largest count, where it was 8
+    periods of their least common multiple, 240, and 1920 iterations."""
+    import sys
+
+    from pto_dialect.timing.static_schedule import SlotTimer
+
+    sys.path.insert(0, str(ROOT / "bench" / "tool"))
+    from generate import slots_kernel
+
+    with ir.Context() as ctx:
+        pto_dialect.load_dialect(ctx)
+        module = pto_dialect.parse(slots_kernel(1, 16), name="k.pto")
+        ops = []
+        module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+        loop = next(op for op in ops if op.name == "scf.for")
+        a, b = [op for op in ops if op.name == "pto.alloc_tile"]
+        schedule = SlotTimer(loop).schedule({a: 16, b: 15})
+    assert schedule.iterations <= 2 * 8 * 16
+    assert schedule.converged
