@@ -1,0 +1,300 @@
+"""The op differential: single-op cases run by pto-run's interpreter and by
+pto-isa's CPU simulator (through ptoas's C++ for the op), compared bit for
+bit (docs/semantics.md).
+
+A `Case` is one function: its arguments are the op's tiles and scalars,
+with every element of every tile given (inside and outside the valid
+region), and its body is the op. Both sides start from the same elements;
+what the op wrote is compared over each written tile's valid region (the
+region the ISA defines). NaN compares equal to NaN whatever its payload
+(the ISA does not define payloads; the simulator's are the host CPU's).
+
+Before either side runs a case, both verifiers judge it: ours (parsing the
+case) and ptoas's (`pto-parse`). A case only one of them accepts is a
+verifier difference (reported, never run); a case both refuse is dropped.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+
+from . import isa_sim, oracles
+
+KERNEL_KIND = {"vector": "#pto.kernel_kind<vector>", "cube": "#pto.kernel_kind<cube>"}
+
+
+@dataclass(frozen=True)
+class TileArg:
+    name: str  # "%dst", as the body names it
+    type: str  # its ptoas spelling
+    dtype: str
+    shape: tuple[int, int]
+    valid: tuple[int, int]
+    data: np.ndarray  # every element, (rows, cols), storage dtype (logical positions)
+    written: bool = False  # the op writes it: compared afterwards
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    name: str
+    type: str  # "f32", "i32", ...
+    value: int | float
+
+
+@dataclass
+class Case:
+    op: str  # "tadd"
+    label: str  # what varies, for reports: "f32 16x16 valid 3x5 ..."
+    arch: str  # "a2a3" | "a5"
+    args: list
+    body: str  # the op in ptoas syntax over the argument names
+    kind: str = "vector"
+    choice: str = ""  # the docs/semantics.md choice this case exercises, if any
+
+    def function(self, name: str) -> str:
+        params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
+        return f"  func.func @{name}({params}) attributes {{pto.kernel_kind = {KERNEL_KIND[self.kind]}}} {{\n    {self.body}\n    return\n  }}\n"
+
+
+def module_text(cases: list[Case], arch: str, names: list[str]) -> str:
+    body = "".join(c.function(n) for c, n in zip(cases, names))
+    return f'module attributes {{pto.target_arch = "{arch}"}} {{\n{body}}}\n'
+
+
+# -- verdicts -----------------------------------------------------------------------------------
+
+
+def ours_accepts(cases: list[Case]) -> list[str | None]:
+    """Our verifier on each case: None when it accepts, else the first error."""
+    from ..api import ParseError, parse
+
+    out: list[str | None] = []
+    for case in cases:
+        with ir.Context() as ctx:
+            ctx.attach_diagnostic_handler(lambda _d: True)
+            try:
+                parse(module_text([case], case.arch, ["c"]), name=f"{case.op} case")
+                out.append(None)
+            except ParseError as e:
+                out.append(str(e).split("\n")[0])
+    return out
+
+
+def ptoas_accepts(tool: oracles.Tool, cases: list[Case]) -> list[str | None]:
+    verdicts = oracles.parse_many(tool, [module_text([c], c.arch, ["c"]) for c in cases])
+    return [None if v.accepted else v.first_error for v in verdicts]
+
+
+# -- the interpreter's side -----------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one side did with a case: each written tile's elements, or why
+    it did not run it."""
+
+    tiles: dict[str, np.ndarray] = field(default_factory=dict)
+    refused: str = ""
+
+
+def run_interpreter(cases: list[Case], arch: str) -> list[Outcome]:
+    from ..api import parse
+    from ..interpreter import Interpreter, InterpreterError
+    from ..types import tile_type
+
+    names = [f"c{k}" for k in range(len(cases))]
+    outcomes = []
+    with ir.Context() as ctx:
+        ctx.attach_diagnostic_handler(lambda _d: True)
+        module = parse(module_text(cases, arch, names), name="op differential")
+        interp = Interpreter(module.operation, arch=arch)
+        for k, (case, name) in enumerate(zip(cases, names)):
+            func = interp.function(name)
+            types = [a.type for a in func.regions[0].blocks[0].arguments]
+            args, refs = [], {}
+            for j, (arg, t) in enumerate(zip(case.args, types)):
+                if isinstance(arg, TileArg):
+                    ref = interp.memory.tile(("case", k, j), tile_type(t), None, arg.valid)
+                    ref.store(arg.data)
+                    args.append(ref)
+                    refs[arg.name] = ref
+                else:
+                    args.append(arg.value)
+            try:
+                with np.errstate(all="ignore"), interp.deep_enough():
+                    interp.call(name, args, func.location)
+            except InterpreterError as e:
+                outcomes.append(Outcome(refused=e.message))
+                continue
+            outcomes.append(Outcome({a.name: refs[a.name].elements().copy() for a in case.args if isinstance(a, TileArg) and a.written}))
+    return outcomes
+
+
+# -- the simulator's side -------------------------------------------------------------------------
+
+_SCALAR_FORMATS = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q", "index": "<q"}
+
+
+def encode(cases: list[Case]) -> bytes:
+    return b"".join(encode_calls(cases))
+
+
+def encode_calls(cases: list[Case]) -> list[bytes]:
+    """Each case's call (case k is the program's function k)."""
+    calls = []
+    for k, case in enumerate(cases):
+        parts = [struct.pack("<I", k)]
+        # first each argument's valid shape or value, then every tile's elements
+        for arg in case.args:
+            if isinstance(arg, TileArg):
+                parts.append(struct.pack("<II", *arg.valid))
+            else:
+                parts.append(struct.pack(_SCALAR_FORMATS[arg.type], arg.value))
+        for arg in case.args:
+            if isinstance(arg, TileArg):
+                parts.append(np.ascontiguousarray(arg.data).tobytes())
+        calls.append(b"".join(parts))
+    return calls
+
+
+def _output_size(case: Case) -> int:
+    return sum(a.data.size * a.data.itemsize for a in case.args if isinstance(a, TileArg))
+
+
+def run_calls(program, cases: list[Case]) -> list[Outcome]:
+    """Run cases on a program; when it fails, the halves on their own, down
+    to the case that fails (the simulator crashing on it is its outcome)."""
+    calls = encode_calls(cases)
+
+    def go(lo: int, hi: int) -> list[Outcome]:
+        try:
+            return decode(cases[lo:hi], isa_sim.run_program(program, b"".join(calls[lo:hi])))
+        except isa_sim.SimError as e:
+            if hi - lo == 1:
+                return [Outcome(refused=f"the simulator fails on it: {str(e).splitlines()[0]}")]
+            mid = (lo + hi) // 2
+            return go(lo, mid) + go(mid, hi)
+
+    return go(0, len(cases)) if cases else []
+
+
+def decode(cases: list[Case], data: bytes) -> list[Outcome]:
+    outcomes, at = [], 0
+    for case in cases:
+        tiles = {}
+        for arg in case.args:
+            if isinstance(arg, TileArg):
+                n = arg.data.size * arg.data.itemsize
+                array = np.frombuffer(data[at : at + n], dtype=arg.data.dtype).reshape(arg.shape)
+                at += n
+                if arg.written:
+                    tiles[arg.name] = array
+        outcomes.append(Outcome(tiles))
+    if at != len(data):
+        raise isa_sim.SimError(f"the simulator wrote {len(data)} bytes, {at} expected")
+    return outcomes
+
+
+def run_simulator(tool: oracles.Tool, toolchain: oracles.IsaToolchain, cases: list[Case], arch: str) -> list[Outcome]:
+    names = [f"c{k}" for k in range(len(cases))]
+    cpp = isa_sim.translate(tool, module_text(cases, arch, names), oracles.ptoas_arch(f'pto.target_arch = "{arch}"'))
+    program, refused = isa_sim.build(toolchain, cpp, arch)
+    index = {name: k for k, name in enumerate(program.functions)}
+    if set(index) | set(refused) != set(names):
+        raise isa_sim.SimError(f"ptoas's C++ defines {len(index) + len(refused)} functions for {len(names)} cases")
+    kept = [c for c, n in zip(cases, names) if n in index]
+    decoded = iter(run_calls(program, kept))
+    return [Outcome(refused=f"pto-isa does not compile it: {refused[n]}") if n in refused else next(decoded) for n in names]
+
+
+# -- comparing ------------------------------------------------------------------------------------
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.dtype(f"u{a.itemsize}")) if a.dtype.kind != "b" else a.astype(np.uint8)
+
+
+def first_mismatch(case: Case, ours: Outcome, theirs: Outcome) -> str:
+    """ "" when the written tiles agree over their valid regions, else where
+    and how they first differ."""
+    if ours.refused:
+        return f"pto-run refuses it: {ours.refused}"
+    for arg in case.args:
+        if not isinstance(arg, TileArg) or not arg.written:
+            continue
+        vr, vc = arg.valid
+        a, b = ours.tiles[arg.name][:vr, :vc], theirs.tiles[arg.name][:vr, :vc]
+        same = _bits(a) == _bits(b)
+        if arg.data.dtype.kind == "f":
+            same |= np.isnan(a) & np.isnan(b)
+        if not same.all():
+            r, c = (int(i) for i in np.argwhere(~same)[0])
+            given = _inputs_at(case, r, c)
+            return f"{arg.name}[{r}, {c}]: pto-run {a[r, c]!r}, pto-isa {b[r, c]!r}{given}"
+    return ""
+
+
+def _inputs_at(case: Case, r: int, c: int) -> str:
+    values = []
+    for arg in case.args:
+        if isinstance(arg, TileArg) and not arg.written and r < arg.shape[0] and c < arg.shape[1]:
+            values.append(f"{arg.name}={arg.data[r, c]!r}")
+        elif isinstance(arg, ScalarArg):
+            values.append(f"{arg.name}={arg.value!r}")
+    return f" (inputs there: {', '.join(values)})" if values else ""
+
+
+@dataclass
+class Report:
+    """The differential's results, per op."""
+
+    run: Counter = field(default_factory=Counter)
+    agreed: Counter = field(default_factory=Counter)
+    mismatches: list[tuple[Case, str]] = field(default_factory=list)
+    only_ours: list[tuple[Case, str]] = field(default_factory=list)  # ptoas refuses, we accept
+    only_ptoas: list[tuple[Case, str]] = field(default_factory=list)  # we refuse, ptoas accepts
+    both_refuse: Counter = field(default_factory=Counter)
+    isa_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run refuses it too
+    isa_only_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run runs it
+
+    def table(self) -> str:
+        rows = ["| op | cases run | agreed |", "|---|---:|---:|"]
+        for op in sorted(self.run):
+            rows.append(f"| `pto.{op}` | {self.run[op]} | {self.agreed[op]} |")
+        return "\n".join(rows)
+
+
+def differential(cases: list[Case], tool_parse: oracles.Tool, tool_opt: oracles.Tool, toolchain: oracles.IsaToolchain) -> Report:
+    report = Report()
+    ours = ours_accepts(cases)
+    theirs = ptoas_accepts(tool_parse, cases)
+    runnable: dict[str, list[Case]] = defaultdict(list)
+    for case, o, t in zip(cases, ours, theirs):
+        if o is None and t is None:
+            runnable[case.arch].append(case)
+        elif o is None:
+            report.only_ours.append((case, t))
+        elif t is None:
+            report.only_ptoas.append((case, o))
+        else:
+            report.both_refuse[case.op] += 1
+    for arch, batch in runnable.items():
+        mine = run_interpreter(batch, arch)
+        sim = run_simulator(tool_opt, toolchain, batch, arch)
+        for case, a, b in zip(batch, mine, sim):
+            if b.refused:
+                # what pto-isa refuses, pto-run must refuse too
+                (report.isa_refuses if a.refused else report.isa_only_refuses).append((case, b.refused))
+                continue
+            report.run[case.op] += 1
+            why = first_mismatch(case, a, b)
+            if why:
+                report.mismatches.append((case, why))
+            else:
+                report.agreed[case.op] += 1
+    return report
