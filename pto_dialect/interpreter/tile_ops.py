@@ -79,11 +79,13 @@ def divide(dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _maximum(dtype: str, a, b) -> np.ndarray:
-    return _finish(dtype, np.maximum(a, b))
+    # std::max(a, b): b where a < b, else a (pto-isa include/pto/cpu/TMax.hpp)
+    return _finish(dtype, np.where(a < b, b, a))
 
 
 def _minimum(dtype: str, a, b) -> np.ndarray:
-    return _finish(dtype, np.minimum(a, b))
+    # std::min(a, b): b where b < a, else a (pto-isa include/pto/cpu/ElementOp.h, OP_MIN)
+    return _finish(dtype, np.where(b < a, b, a))
 
 
 def _arith(ufunc):
@@ -112,6 +114,10 @@ _WITH_SCALAR = {
 }
 
 REVERSIBLE = frozenset({"pto.tdivs"})
+
+ROW_MAJOR_ONLY = frozenset({"pto.tadds", "pto.tdivs", "pto.tmuls", "pto.tmaxs"})
+"""Scalar ops pto-isa implements on row-major tiles only (its CPU
+simulator's CONSTRAINT_VEC_ROWMAJOR, include/pto/cpu/TBinSOps.hpp)."""
 """Scalar ops whose scalar may come first (`ins(%s, %t : T, tile)`: s op t)."""
 
 
@@ -120,28 +126,43 @@ def _float_only(name: str, dtype: str) -> None:
         raise OpFault(f"{name} is defined for float tiles (f16, bf16, f32), not {dtype}")
 
 
+def _in_double(dtype: str, fn, a: np.ndarray) -> np.ndarray:
+    """fn computed in double and rounded once to `dtype`, as pto-isa's CPU
+    simulator computes exp, log and sqrt (include/pto/cpu/ElementOp.h)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return round_to(dtype, fn(np.asarray(a, dtype=np.float64)))
+
+
 def _exp(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("exp", dtype)
-    return _finish(dtype, np.exp(a))
+    return _in_double(dtype, np.exp, a)
 
 
 def _log(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("log", dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _finish(dtype, np.log(a))
+    return _in_double(dtype, np.log, a)
 
 
 def _sqrt(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("sqrt", dtype)
-    with np.errstate(invalid="ignore"):
-        return _finish(dtype, np.sqrt(a))
+    return _in_double(dtype, np.sqrt, a)
+
+
+def rsqrt(dtype: str, a: np.ndarray, two_roundings: bool) -> np.ndarray:
+    """1 / sqrt(a). `two_roundings`: as vsqrt then vdiv, each rounded (the
+    NPU's trsqrt on a5, and on a2a3 with a tmp: TRsqrtHighPrecision in
+    pto-isa include/pto/npu/a2a3/TUnaryOp.hpp, include/pto/npu/a5/TRsqrt.hpp);
+    else rounded once from double, as the CPU simulator does (a2a3's vrsqrt
+    without a tmp has no other model)."""
+    _float_only("rsqrt", dtype)
+    if not two_roundings:
+        return _in_double(dtype, lambda x: 1.0 / np.sqrt(x), a)
+    root = _sqrt(dtype, a)
+    return divide(dtype, np.ones((), dtype=root.dtype), root)
 
 
 def _rsqrt(dtype: str, a: np.ndarray) -> np.ndarray:
-    _float_only("rsqrt", dtype)
-    with np.errstate(invalid="ignore"):
-        root = _finish(dtype, np.sqrt(a))
-    return divide(dtype, np.ones((), dtype=root.dtype), root)
+    return rsqrt(dtype, a, two_roundings=True)
 
 
 def _recip(dtype: str, a: np.ndarray) -> np.ndarray:
@@ -155,13 +176,14 @@ def _neg(dtype: str, a: np.ndarray) -> np.ndarray:
 
 
 def _abs(dtype: str, a: np.ndarray) -> np.ndarray:
-    return _finish(dtype, np.abs(a))
+    # src < 0 ? -src : src, so -0 and NaN keep their sign (pto-isa include/pto/cpu/TAbs.hpp)
+    return _finish(dtype, np.where(a < 0, -a, a))
 
 
 def _relu(dtype: str, a: np.ndarray) -> np.ndarray:
+    # std::max(src, 0): -0 and NaN stay (pto-isa include/pto/cpu/ElementOp.h, OP_RELU)
     zero = np.zeros((), dtype=a.dtype)
-    # max(a, 0) keeps NaN, as tmax does
-    return _finish(dtype, np.maximum(a, zero))
+    return _finish(dtype, np.where(a < zero, zero, a))
 
 
 _UNARY = {

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..interpreter import conversions
 from .isa_diff import Case, ScalarArg, TileArg
 
 ARCHS = ("a2a3", "a5")
@@ -118,30 +119,34 @@ def tile_text(loc: str, dtype: str, shape, valid: str | None, blayout: str = "ro
 
 
 class Tiles:
-    """Draws tile shapes and valid regions that hold together for an op."""
+    """Draws tile shapes and valid regions that hold together for an op.
+
+    Shapes come from a small pool per element type, and a static valid
+    region from one per shape: what changes the C++ a case compiles to is
+    its types, so cases that share them share one compiled function (the
+    elements, a `?` valid region's extent and the scalars are data)."""
+
+    ROWS = (1, 3, 8, 16)
+    BLOCKS = (1, 2, 4)  # 32-byte blocks per row (col_major: per column)
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def shape(self, dtype: str, blayout: str = "row_major", max_bytes: int = 8192) -> tuple[int, int]:
+    def shape(self, dtype: str, blayout: str = "row_major") -> tuple[int, int]:
         unit = 32 // SIZES[dtype]  # elements of one 32-byte block
-        while True:
-            rows = self.rng.choice([1, 2, 3, 4, 5, 8, 16])
-            cols = self.rng.choice([1, 2, 3, 4, 8]) * unit
-            if blayout == "col_major":
-                rows, cols = self.rng.choice([1, 2, 4]) * unit, self.rng.choice([1, 2, 3, 4, 8])
-            if rows * cols * SIZES[dtype] <= max_bytes:
-                return rows, cols
+        if blayout == "col_major":
+            return self.rng.choice(self.BLOCKS) * unit, self.rng.choice(self.ROWS)
+        return self.rng.choice(self.ROWS), self.rng.choice(self.BLOCKS) * unit
 
     def valid(self, shape: tuple[int, int]) -> tuple[tuple[int, int], str | None]:
         """A valid region and how the type spells it."""
         roll = self.rng.random()
-        if roll < 0.45:
+        if roll < 0.4:
             return shape, None
-        vr, vc = self.rng.randint(1, shape[0]), self.rng.randint(1, shape[1])
-        if roll < 0.7:
+        if roll < 0.65:
+            vr, vc = max(1, (shape[0] + 1) // 2), max(1, shape[1] - 3)
             return (vr, vc), f"{vr}x{vc}"
-        return (vr, vc), "?x?"
+        return (self.rng.randint(1, shape[0]), self.rng.randint(1, shape[1])), "?x?"
 
 
 def tile_arg(name: str, dtype: str, shape, valid, spelled, nprng, *, loc="vec", written=False, style="mixed", **layout) -> TileArg:
@@ -218,8 +223,15 @@ def unary_case(op: str, rng: random.Random) -> Case:
     shape, valid, spelled, blayout = _elementwise_tiles(rng, dtype)
     src = tile_arg("%src", dtype, shape, valid, spelled, nprng, blayout=blayout, style=_STYLE.get(op, "mixed"))
     dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, blayout=blayout, written=True)
-    body = f"pto.{op} ins(%src : {src.type}) outs(%dst : {dst.type})"
-    return Case(op, f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} {blayout}", _arch(rng), [src, dst], body)
+    args = [src, dst]
+    if op == "trsqrt" and rng.random() < 0.4:  # the scratch that selects a2a3's high-precision path
+        tmp = tile_arg("%tmp", dtype, shape, shape, None, nprng)
+        args.append(tmp)
+        body = f"pto.{op} ins(%src, %tmp : {src.type}, {tmp.type}) outs(%dst : {dst.type})"
+    else:
+        body = f"pto.{op} ins(%src : {src.type}) outs(%dst : {dst.type})"
+    label = f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} {blayout}{' with tmp' if len(args) == 3 else ''}"
+    return Case(op, label, _arch(rng), args, body)
 
 
 CVT_TYPES = ("f32", "f16", "i32", "i16", "i8", "i64")
@@ -232,23 +244,31 @@ def tcvt_case(rng: random.Random, src_dtype: str | None = None, dst_dtype: str |
     rmode = rng.choice(ROUND_MODES) if rmode is ... else rmode
     sat = rng.choice(SAT_MODES) if sat is ... else sat
     tiles = Tiles(rng)
-    # both tiles hold the same elements per row: rows a 32-byte multiple for the wider type
+    # both tiles hold the same elements per row: rows a 32-byte multiple for the narrower type
     unit = 32 // min(SIZES[s], SIZES[d])
-    rows = rng.choice([1, 2, 4, 8])
-    cols = unit * rng.choice([1, 2, 4])
+    rows = rng.choice(Tiles.ROWS)
+    cols = unit * rng.choice(Tiles.BLOCKS)
     shape = (rows, cols)
     valid, spelled = tiles.valid(shape)
     src = tile_arg("%src", s, shape, valid, spelled, nprng, style="ties" if s in FLOATS else "mixed")
     dst = tile_arg("%dst", d, shape, valid, spelled, nprng, written=True)
-    attrs = []
-    if rmode is not None:
-        attrs.append(f"rmode = #pto<round_mode {rmode}>")
-    if sat is not None:
-        attrs.append(f"satmode = #pto<saturation_mode {sat}>")
-    attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
-    body = f"pto.tcvt ins(%src{attr_text} : {src.type}) outs(%dst : {dst.type})"
+    arch = arch or _arch(rng)
+
+    def text(satmode):
+        attrs = []
+        if rmode is not None:
+            attrs.append(f"rmode = #pto<round_mode {rmode}>")
+        if satmode is not None:
+            attrs.append(f"satmode = #pto<saturation_mode {satmode}>")
+        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+        return f"pto.tcvt ins(%src{attr_text} : {src.type}) outs(%dst : {dst.type})"
+
+    # the simulator honours satmode as written; the NPU as conversions.py
+    # says (a2a3 saturates its other conversions, never into a float type)
+    effective = conversions.effective_saturation(arch, s, d, sat or conversions.DEFAULT_SATURATION_MODE, False)
+    reference = text("ON" if effective else "OFF")
     label = f"{s}->{d} rmode={rmode or '(default)'} sat={sat or '(default)'} {rows}x{cols} valid {valid[0]}x{valid[1]}"
-    return Case("tcvt", label, arch or _arch(rng), [src, dst], body)
+    return Case("tcvt", label, arch, [src, dst], text(sat), reference_body=reference if reference != text(sat) else "")
 
 
 def tcvt_modes() -> list[Case]:

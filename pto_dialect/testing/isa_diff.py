@@ -24,6 +24,11 @@ import numpy as np
 from mlir import ir
 
 from . import isa_sim, oracles
+from .isa_choices import explain
+
+NOT_YET = "is not executed by pto-run yet"
+"""How pto-run says it does not execute an op's variant (a gap, unlike its
+refusals of what the target does not implement)."""
 
 KERNEL_KIND = {"vector": "#pto.kernel_kind<vector>", "cube": "#pto.kernel_kind<cube>"}
 
@@ -54,15 +59,16 @@ class Case:
     args: list
     body: str  # the op in ptoas syntax over the argument names
     kind: str = "vector"
-    choice: str = ""  # the docs/semantics.md choice this case exercises, if any
+    reference_body: str = ""  # what the simulator runs instead, where the NPU does the op as that (docs/semantics.md)
 
-    def function(self, name: str) -> str:
+    def function(self, name: str, reference: bool = False) -> str:
         params = ", ".join(f"{a.name}: {a.type}" for a in self.args)
-        return f"  func.func @{name}({params}) attributes {{pto.kernel_kind = {KERNEL_KIND[self.kind]}}} {{\n    {self.body}\n    return\n  }}\n"
+        body = self.reference_body if reference and self.reference_body else self.body
+        return f"  func.func @{name}({params}) attributes {{pto.kernel_kind = {KERNEL_KIND[self.kind]}}} {{\n    {body}\n    return\n  }}\n"
 
 
-def module_text(cases: list[Case], arch: str, names: list[str]) -> str:
-    body = "".join(c.function(n) for c, n in zip(cases, names))
+def module_text(cases: list[Case], arch: str, names: list[str], reference: bool = False) -> str:
+    body = "".join(c.function(n, reference) for c, n in zip(cases, names))
     return f'module attributes {{pto.target_arch = "{arch}"}} {{\n{body}}}\n'
 
 
@@ -70,18 +76,38 @@ def module_text(cases: list[Case], arch: str, names: list[str]) -> str:
 
 
 def ours_accepts(cases: list[Case]) -> list[str | None]:
-    """Our verifier on each case: None when it accepts, else the first error."""
+    """Our verifier on each case: None when it accepts, else the first
+    error. Many cases are parsed as one module; a module that fails is
+    split until each failing case is found."""
     from ..api import ParseError, parse
 
-    out: list[str | None] = []
-    for case in cases:
+    def parses(batch: list[Case]) -> str | None:
         with ir.Context() as ctx:
             ctx.attach_diagnostic_handler(lambda _d: True)
             try:
-                parse(module_text([case], case.arch, ["c"]), name=f"{case.op} case")
-                out.append(None)
+                parse(module_text(batch, batch[0].arch, [f"c{k}" for k in range(len(batch))]), name=f"{batch[0].op} case")
             except ParseError as e:
-                out.append(str(e).split("\n")[0])
+                return str(e).split("\n")[0]
+        return None
+
+    def judge(batch: list[Case]) -> list[str | None]:
+        error = parses(batch)
+        if error is None:
+            return [None] * len(batch)
+        if len(batch) == 1:
+            return [error]
+        mid = len(batch) // 2
+        return judge(batch[:mid]) + judge(batch[mid:])
+
+    out: list[str | None] = [None] * len(cases)
+    by_arch: dict[str, list[int]] = defaultdict(list)
+    for k, case in enumerate(cases):
+        by_arch[case.arch].append(k)
+    for indices in by_arch.values():
+        for start in range(0, len(indices), 64):
+            part = indices[start : start + 64]
+            for k, verdict in zip(part, judge([cases[k] for k in part])):
+                out[k] = verdict
     return out
 
 
@@ -100,6 +126,7 @@ class Outcome:
 
     tiles: dict[str, np.ndarray] = field(default_factory=dict)
     refused: str = ""
+    by_ptoas: bool = False  # refused by ptoas's pipeline (a verifier matter), not by pto-isa
 
 
 def run_interpreter(cases: list[Case], arch: str) -> list[Outcome]:
@@ -140,14 +167,10 @@ def run_interpreter(cases: list[Case], arch: str) -> list[Outcome]:
 _SCALAR_FORMATS = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q", "index": "<q"}
 
 
-def encode(cases: list[Case]) -> bytes:
-    return b"".join(encode_calls(cases))
-
-
-def encode_calls(cases: list[Case]) -> list[bytes]:
-    """Each case's call (case k is the program's function k)."""
+def encode_calls(cases: list[Case], functions: list[int]) -> list[bytes]:
+    """Each case's call of the program's function `functions[k]`."""
     calls = []
-    for k, case in enumerate(cases):
+    for k, case in zip(functions, cases):
         parts = [struct.pack("<I", k)]
         # first each argument's valid shape or value, then every tile's elements
         for arg in case.args:
@@ -162,14 +185,10 @@ def encode_calls(cases: list[Case]) -> list[bytes]:
     return calls
 
 
-def _output_size(case: Case) -> int:
-    return sum(a.data.size * a.data.itemsize for a in case.args if isinstance(a, TileArg))
-
-
-def run_calls(program, cases: list[Case]) -> list[Outcome]:
+def run_calls(program, cases: list[Case], functions: list[int]) -> list[Outcome]:
     """Run cases on a program; when it fails, the halves on their own, down
     to the case that fails (the simulator crashing on it is its outcome)."""
-    calls = encode_calls(cases)
+    calls = encode_calls(cases, functions)
 
     def go(lo: int, hi: int) -> list[Outcome]:
         try:
@@ -201,15 +220,30 @@ def decode(cases: list[Case], data: bytes) -> list[Outcome]:
 
 
 def run_simulator(tool: oracles.Tool, toolchain: oracles.IsaToolchain, cases: list[Case], arch: str) -> list[Outcome]:
-    names = [f"c{k}" for k in range(len(cases))]
-    cpp = isa_sim.translate(tool, module_text(cases, arch, names), oracles.ptoas_arch(f'pto.target_arch = "{arch}"'))
-    program, refused = isa_sim.build(toolchain, cpp, arch)
+    """The simulator's outcome of each case. Cases whose function is the
+    same text (the same op on the same tile types: the elements, runtime
+    valid shapes and scalars are data) share one compiled function."""
+    shared: dict[str, str] = {}  # function text -> its name
+    name_of: list[str] = []
+    for case in cases:
+        text = case.function("@", reference=True)
+        name = shared.setdefault(text, f"c{len(shared)}")
+        name_of.append(name)
+    modules = {name: module_text([cases[name_of.index(name)]], arch, [name], reference=True) for name in shared.values()}
+    translation = isa_sim.translate(tool, modules, oracles.ptoas_arch(f'pto.target_arch = "{arch}"'))
+    program, refused = isa_sim.build(toolchain, translation, arch)
     index = {name: k for k, name in enumerate(program.functions)}
-    if set(index) | set(refused) != set(names):
-        raise isa_sim.SimError(f"ptoas's C++ defines {len(index) + len(refused)} functions for {len(names)} cases")
-    kept = [c for c, n in zip(cases, names) if n in index]
-    decoded = iter(run_calls(program, kept))
-    return [Outcome(refused=f"pto-isa does not compile it: {refused[n]}") if n in refused else next(decoded) for n in names]
+    kept = [(c, index[n]) for c, n in zip(cases, name_of) if n in index]
+    decoded = iter(run_calls(program, [c for c, _ in kept], [k for _, k in kept]))
+    out = []
+    for n in name_of:
+        if n in translation.refused:
+            out.append(Outcome(refused=f"ptoas's pipeline refuses it: {translation.refused[n]}", by_ptoas=True))
+        elif n in refused:
+            out.append(Outcome(refused=f"pto-isa does not compile it: {refused[n]}"))
+        else:
+            out.append(next(decoded))
+    return out
 
 
 # -- comparing ------------------------------------------------------------------------------------
@@ -219,11 +253,20 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype(f"u{a.itemsize}")) if a.dtype.kind != "b" else a.astype(np.uint8)
 
 
-def first_mismatch(case: Case, ours: Outcome, theirs: Outcome) -> str:
-    """ "" when the written tiles agree over their valid regions, else where
-    and how they first differ."""
-    if ours.refused:
-        return f"pto-run refuses it: {ours.refused}"
+@dataclass(frozen=True)
+class Difference:
+    """One element where the two sides differ."""
+
+    arg: TileArg
+    row: int
+    col: int
+    ours: object
+    theirs: object
+
+
+def differences(case: Case, ours: Outcome, theirs: Outcome) -> list[Difference]:
+    """Every element of a written tile's valid region that differs."""
+    out = []
     for arg in case.args:
         if not isinstance(arg, TileArg) or not arg.written:
             continue
@@ -232,11 +275,13 @@ def first_mismatch(case: Case, ours: Outcome, theirs: Outcome) -> str:
         same = _bits(a) == _bits(b)
         if arg.data.dtype.kind == "f":
             same |= np.isnan(a) & np.isnan(b)
-        if not same.all():
-            r, c = (int(i) for i in np.argwhere(~same)[0])
-            given = _inputs_at(case, r, c)
-            return f"{arg.name}[{r}, {c}]: pto-run {a[r, c]!r}, pto-isa {b[r, c]!r}{given}"
-    return ""
+        for r, c in np.argwhere(~same):
+            out.append(Difference(arg, int(r), int(c), a[r, c], b[r, c]))
+    return out
+
+
+def describe(case: Case, d: Difference) -> str:
+    return f"{d.arg.name}[{d.row}, {d.col}]: pto-run {d.ours!r}, pto-isa {d.theirs!r}{_inputs_at(case, d.row, d.col)}"
 
 
 def _inputs_at(case: Case, r: int, c: int) -> str:
@@ -249,23 +294,35 @@ def _inputs_at(case: Case, r: int, c: int) -> str:
     return f" (inputs there: {', '.join(values)})" if values else ""
 
 
+def first_mismatch(case: Case, ours: Outcome, theirs: Outcome) -> str:
+    """"" when the written tiles agree over their valid regions, else where
+    and how they first differ."""
+    if ours.refused:
+        return f"pto-run refuses it: {ours.refused}"
+    found = differences(case, ours, theirs)
+    return describe(case, found[0]) if found else ""
+
+
 @dataclass
 class Report:
     """The differential's results, per op."""
 
     run: Counter = field(default_factory=Counter)
-    agreed: Counter = field(default_factory=Counter)
+    agreed: Counter = field(default_factory=Counter)  # bit for bit, or differing only where a choice explains it
+    explained: dict = field(default_factory=lambda: defaultdict(Counter))  # op -> choice -> cases
     mismatches: list[tuple[Case, str]] = field(default_factory=list)
     only_ours: list[tuple[Case, str]] = field(default_factory=list)  # ptoas refuses, we accept
     only_ptoas: list[tuple[Case, str]] = field(default_factory=list)  # we refuse, ptoas accepts
     both_refuse: Counter = field(default_factory=Counter)
+    strict: Counter = field(default_factory=Counter)  # pto-run refuses what the target's NPU code does not implement
     isa_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run refuses it too
     isa_only_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run runs it
 
     def table(self) -> str:
-        rows = ["| op | cases run | agreed |", "|---|---:|---:|"]
-        for op in sorted(self.run):
-            rows.append(f"| `pto.{op}` | {self.run[op]} | {self.agreed[op]} |")
+        rows = ["| op | cases run | agreed | refused by pto-run (the target lacks it) | where the NPU code decides (cases) |", "|---|---:|---:|---:|---|"]
+        for op in sorted(set(self.run) | set(self.strict)):
+            choices = ", ".join(f"{name} ({n})" for name, n in sorted(self.explained.get(op, {}).items()))
+            rows.append(f"| `pto.{op}` | {self.run[op] - self.strict[op]} | {self.agreed[op]} | {self.strict[op]} | {choices} |")
         return "\n".join(rows)
 
 
@@ -287,14 +344,25 @@ def differential(cases: list[Case], tool_parse: oracles.Tool, tool_opt: oracles.
         mine = run_interpreter(batch, arch)
         sim = run_simulator(tool_opt, toolchain, batch, arch)
         for case, a, b in zip(batch, mine, sim):
+            if b.by_ptoas:
+                report.only_ours.append((case, b.refused))
+                continue
             if b.refused:
                 # what pto-isa refuses, pto-run must refuse too
                 (report.isa_refuses if a.refused else report.isa_only_refuses).append((case, b.refused))
                 continue
             report.run[case.op] += 1
-            why = first_mismatch(case, a, b)
-            if why:
-                report.mismatches.append((case, why))
+            if a.refused:
+                if NOT_YET in a.refused:
+                    report.mismatches.append((case, f"pto-run refuses it: {a.refused}"))
+                else:  # a deliberate refusal, citing pto-isa (docs/semantics.md)
+                    report.strict[case.op] += 1
+                continue
+            unexplained, choices = explain(case, differences(case, a, b))
+            if unexplained:
+                report.mismatches.append((case, describe(case, unexplained[0])))
             else:
                 report.agreed[case.op] += 1
+                for choice in choices:
+                    report.explained[case.op][choice] += 1
     return report

@@ -9,8 +9,9 @@ ptoas's own pipeline and EmitC to C++ (`pto-test-translate-to-cpp`): one
 C++ function per case, taking pto-isa `Tile<...>` values and calling
 `TADD(...)`, `TCVT(...)`, ... as ptoas would.
 
-A generic runner (`RUNNER`, below) calls each function with tiles it
-builds from the function's own parameter types: it reads each tile's valid
+A runner (`RUNNER`, below, and a caller written per function from the
+function's own parameter types) calls each function with tiles it builds
+from those types: it reads each tile's valid
 shape and every element (by logical row and column, `SetElement`) from an
 input file, calls the function and writes every element of every tile
 back (`GetElement`). One program holds a whole batch; it is compiled
@@ -38,7 +39,8 @@ from pathlib import Path
 
 from . import oracles
 
-CXX_FLAGS = ("-std=c++20", "-D__CPU_SIM", "-DNDEBUG", "-w", "-O1")
+CXX_FLAGS = ("-std=c++20", "-D__CPU_SIM", "-DNDEBUG", "-w", "-O0")
+"""-O0: the tiles are small, compiling is what costs (a TCVT instantiation takes a tenth of a second)."""
 TRANSLATE_PIPELINE = "builtin.module(pto-ptoas-pipeline{{arch={arch} level=level2 sync=none emitc=true}},pto-test-translate-to-cpp)"
 COMPILE_TIMEOUT = 600
 RUN_TIMEOUT = 300
@@ -84,40 +86,27 @@ struct Writer {
 };
 inline std::uintptr_t next_addr[16];
 
-template <class T> T make_arg(Reader& in) {
-  if constexpr (pto::is_tile_data_v<T>) {
-    unsigned vr = in.get<unsigned>(), vc = in.get<unsigned>();
-    if constexpr (T::ValidRow == pto::DYNAMIC && T::ValidCol == pto::DYNAMIC) { T t(vr, vc); return t; }
-    else if constexpr (T::ValidRow == pto::DYNAMIC) { T t(vr); return t; }
-    else if constexpr (T::ValidCol == pto::DYNAMIC) { T t(vc); return t; }
-    else { T t; return t; }
-  } else {
-    return in.get<T>();
-  }
+template <class T> T make_tile(unsigned vr, unsigned vc) {
+  if constexpr (T::ValidRow == pto::DYNAMIC && T::ValidCol == pto::DYNAMIC) { T t(vr, vc); return t; }
+  else if constexpr (T::ValidRow == pto::DYNAMIC) { T t(vr); return t; }
+  else if constexpr (T::ValidCol == pto::DYNAMIC) { T t(vc); return t; }
+  else { T t; return t; }
 }
 // Each tile at its own bytes of its space (512-byte aligned, as the cube
 // spaces ask), every element set by logical position.
 template <class T> void place(T& t, Reader& in) {
-  if constexpr (pto::is_tile_data_v<T>) {
-    std::uintptr_t& a = next_addr[static_cast<int>(T::Loc)];
-    TASSIGN(t, a);
-    a += (T::GetSizeInBytes() + 511) / 512 * 512;
-    for (int r = 0; r < T::Rows; ++r)
-      for (int c = 0; c < T::Cols; ++c) t.SetElement(r, c, in.get<typename T::DType>());
-  }
+  std::uintptr_t& a = next_addr[static_cast<int>(T::Loc)];
+  TASSIGN(t, a);
+  a += (T::GetSizeInBytes() + 511) / 512 * 512;
+  for (int r = 0; r < T::Rows; ++r)
+    for (int c = 0; c < T::Cols; ++c) t.SetElement(r, c, in.get<typename T::DType>());
 }
 template <class T> void collect(T& t, Writer& out) {
-  if constexpr (pto::is_tile_data_v<T>) {
-    for (int r = 0; r < T::Rows; ++r)
-      for (int c = 0; c < T::Cols; ++c) out.put<typename T::DType>(t.GetElement(r, c));
-  }
+  for (int r = 0; r < T::Rows; ++r)
+    for (int c = 0; c < T::Cols; ++c) out.put<typename T::DType>(t.GetElement(r, c));
 }
-template <class... A> void run(void (*f)(A...), Reader& in, Writer& out) {
+inline void reset() {
   for (auto& a : next_addr) a = 0;
-  std::tuple<A...> args{make_arg<A>(in)...};
-  std::apply([&](auto&... a) { (place(a, in), ...); }, args);
-  std::apply(f, args);
-  std::apply([&](auto&... a) { (collect(a, out), ...); }, args);
 }
 }  // namespace pto_oracle
 """
@@ -168,13 +157,39 @@ def cache_dir() -> Path:
     return path
 
 
-def translate(tool: oracles.Tool, module_text: str, arch: str) -> str:
-    """ptoas's C++ for a module of single-op functions (`arch` as
-    pto-test-opt names it: a3 or a5)."""
-    result = oracles.run(tool.require(), [f"--pass-pipeline={TRANSLATE_PIPELINE.format(arch=arch)}", "-o", os.devnull, "-"], module_text)
-    if result.code != 0:
-        raise SimError(f"pto-test-opt could not translate the batch to C++:\n{result.err[-4000:]}")
-    return result.out
+@dataclass
+class Translation:
+    """ptoas's C++ for a batch: what every function needs (its preamble),
+    each case's function, and the cases ptoas's pipeline refused."""
+
+    preamble: str
+    functions: dict[str, str]
+    refused: dict[str, str]
+
+
+def translate(tool: oracles.Tool, modules: dict[str, str], arch: str) -> Translation:
+    """ptoas's C++ for single-function modules (name -> module text), all
+    in one run (`--split-input-file`); `arch` as pto-test-opt names it."""
+    names = list(modules)
+    joined, starts = oracles.join_chunks([modules[n] for n in names])
+    args = [f"--pass-pipeline={TRANSLATE_PIPELINE.format(arch=arch)}", "--split-input-file", "-o", os.devnull, "-"]
+    result = oracles.run(tool.require(), args, joined)
+    refused: dict[str, str] = {}
+    for verdict_name, verdict in zip(names, oracles._verdicts(oracles.ToolRun(1, "", result.err), starts, [0] + [1] * (len(names) - 1))):
+        if verdict.errors and not verdict.errors[0].startswith(("no output", result.err.strip()[:40] or "\0")):
+            refused[verdict_name] = verdict.first_error
+    blocks: dict[str, None] = {}
+    functions: dict[str, str] = {}
+    for part in re.split(r'^#include "pto/pto-inst.hpp"\n', result.out, flags=re.M):
+        preamble, found = split_functions(part)
+        functions.update(found)
+        if found:
+            for block in re.split(r"\n\n+", preamble.strip()):
+                blocks.setdefault(block, None)
+    missing = [n for n in names if n not in functions and n not in refused]
+    if missing:
+        raise SimError(f"pto-test-opt gave no C++ for {', '.join(missing[:5])}:\n{result.err[-4000:]}")
+    return Translation("\n\n".join(blocks) + "\n\n", functions, refused)
 
 
 _FUNCTION = re.compile(r"^AICORE void (\w+)\(", re.M)
@@ -188,7 +203,7 @@ def _pch(toolchain: oracles.IsaToolchain) -> Path:
         return pch
     header = cache_dir() / f"pto-inst-{key}.hpp"
     # <cstdint> first: pto/common/type.hpp uses uint8_t without it
-    includes = ("cstdint", "cstdio", "cstdlib", "cstring", "tuple", "vector", "pto/pto-inst.hpp")
+    includes = ("cstdint", "cstdio", "cstdlib", "cstring", "vector", "pto/pto-inst.hpp")
     header.write_text("".join(f"#include <{name}>\n" for name in includes))
     tmp = pch.with_suffix(f".{os.getpid()}.tmp")
     _compile(toolchain, ["-x", "c++-header", str(header), "-o", str(tmp)], "the pto-isa headers")
@@ -222,15 +237,56 @@ def split_functions(cpp: str) -> tuple[str, dict[str, str]]:
     return cpp[: starts[0]], functions
 
 
+def parameters(function: str) -> list[str]:
+    """The parameter types of one of ptoas's C++ functions."""
+    head = function[function.index("(") + 1 :]
+    params, depth, start = [], 0, 0
+    for k, ch in enumerate(head):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            if depth == 0:
+                params.append(head[start:k])
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            params.append(head[start:k])
+            start = k + 1
+    return [p.strip().rsplit(" ", 1)[0] for p in params if p.strip()]
+
+
+def _caller(name: str, function: str) -> str:
+    """The runner's call of one function: build its tiles and scalars from
+    the input, call it, write its tiles out (written per function: a
+    generic template over the parameter pack costs far more to compile)."""
+    types = parameters(function)
+    lines = [f"static void call_{name}(pto_oracle::Reader& in, pto_oracle::Writer& out) {{", "  pto_oracle::reset();"]
+    tiles = []
+    for k, t in enumerate(types):
+        if t.startswith("Tile<"):
+            lines.append(f"  using T{k} = {t};")
+            lines.append(f"  unsigned rows_{k} = in.get<unsigned>(), cols_{k} = in.get<unsigned>();")
+            lines.append(f"  T{k} a{k} = pto_oracle::make_tile<T{k}>(rows_{k}, cols_{k});")
+            tiles.append(k)
+        else:
+            lines.append(f"  {t} a{k} = in.get<{t}>();")
+    lines += [f"  pto_oracle::place(a{k}, in);" for k in tiles]
+    lines.append(f"  {name}({', '.join(f'a{k}' for k in range(len(types)))});")
+    lines += [f"  pto_oracle::collect(a{k}, out);" for k in tiles]
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def program_source(preamble: str, functions: dict[str, str], arch: str) -> str:
-    """The batch's C++ program: ptoas's functions, the runner and a table
-    of the functions in order."""
+    """The batch's C++ program: ptoas's functions, the runner, a caller per
+    function and the table of callers in order."""
     body = preamble.replace('#include "pto/pto-inst.hpp"', "") + "".join(functions.values())
-    table = ",\n".join(f"  [](pto_oracle::Reader& i, pto_oracle::Writer& o) {{ pto_oracle::run({f}, i, o); }}" for f in functions)
+    callers = "\n".join(_caller(name, text) for name, text in functions.items())
+    table = ",\n".join(f"  call_{f}" for f in functions)
     return (
         "// ptoas's code is compiled for both cores: each function is one kernel\n"
         "#define __DAV_VEC__ 1\n#define __DAV_CUBE__ 1\n"
-        f"{SIM_GAPS}\n{body}\n{RUNNER}\n"
+        f"{SIM_GAPS}\n{body}\n{RUNNER}\n{callers}\n"
         f"using PtoOracleCase = void (*)(pto_oracle::Reader&, pto_oracle::Writer&);\nstatic PtoOracleCase cases[] = {{\n{table}\n}};\n"
         + MAIN.replace("{arch}", "A5" if arch == "a5" else "A2A3")
     )
@@ -273,11 +329,11 @@ def _function_at(starts: list[tuple[int, str]], line: int) -> str | None:
     return found
 
 
-def build(toolchain: oracles.IsaToolchain, cpp: str, arch: str) -> tuple[Program, dict[str, str]]:
+def build(toolchain: oracles.IsaToolchain, translation: Translation, arch: str) -> tuple[Program, dict[str, str]]:
     """The compiled program of a translated batch (from the cache when the
     same source was compiled before), and the functions pto-isa refused to
     compile (left out of the program), each with the compiler's message."""
-    preamble, functions = split_functions(cpp)
+    preamble, functions = translation.preamble, dict(translation.functions)
     refused: dict[str, str] = {}
     for _attempt in range(3):
         source = program_source(preamble, functions, arch)

@@ -95,12 +95,13 @@ CVT_TARGETS = {
     "f16": ["f32", "i16"],
     "bf16": ["f32"],
     "i32": ["f32", "i16"],
-    "i16": ["i32", "f16"],
-    "i8": ["i16", "i32"],
+    "i16": ["f32", "f16"],
+    "i8": ["f16"],
 }
-ROUND_MODES = ["CAST_RINT", "RINT"]
-"""The rounding modes tcvt is given: those pto-run executes (round to
-nearest even; the others it refuses by name)."""
+"""What tcvt converts each element type to: conversions both targets'
+TCVT implements (interpreter/conversions.py, PAIRS)."""
+ROUND_MODES = ["CAST_RINT", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "NONE"]
+"""The rounding modes tcvt is given."""
 MATMUL_TYPES = [("f16", "f32", 4), ("bf16", "f32", 1), ("i8", "i32", 1), ("f32", "f32", 1)]
 OP_FAMILIES = {
     "binary": ["tadd", "tsub", "tmul", "tmax", "tmin"],

@@ -155,7 +155,8 @@ func.func @k(%A: {v}, %E: {v}, %R: {v}, %S: {v}) {{
 """
     r = run(text)
     a = buffer(r, "%A").values()
-    assert np.array_equal(buffer(r, "%E").values(), np.exp(a))
+    # exp in double rounded once to f32, as pto-isa's CPU simulator computes it
+    assert np.array_equal(buffer(r, "%E").values(), np.exp(a.astype(np.float64)).astype(np.float32))
     assert np.array_equal(buffer(r, "%R").values(), np.maximum(a, 0))
     assert np.array_equal(buffer(r, "%S").values(), a * np.float32(0.5))
 

@@ -1,0 +1,237 @@
+"""Where pto-run follows pto-isa's NPU code instead of its CPU simulator,
+element by element (docs/semantics.md, "Where the NPU code decides").
+
+The op differential compares pto-run with the simulator bit for bit. Where
+the simulator knowingly differs from the NPU implementation of the target,
+pto-run follows the NPU code, and an element that differs only for that
+reason is explained by a `Choice`: its check recomputes, independently of
+the interpreter, what the NPU code gives for that element's input and
+accepts the difference only when pto-run gave exactly that. An element no
+choice explains is a mismatch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..interpreter import conversions
+
+INT_RANGES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+FLOAT_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+@dataclass(frozen=True)
+class Choice:
+    name: str
+    reason: str  # for docs/semantics.md, with the file that decides
+    check: Callable  # (case, difference) -> bool: pto-run gave what the NPU code gives
+
+
+def _tcvt_parts(case):
+    """The source and destination element types, round and saturation
+    modes a tcvt case was written with."""
+    src = next(a for a in case.args if a.name == "%src")
+    dst = next(a for a in case.args if a.name == "%dst")
+    rmode = _attr(case.body, "round_mode") or "CAST_RINT"
+    satmode = _attr(case.body, "saturation_mode") or conversions.DEFAULT_SATURATION_MODE
+    has_tmp = "%tmp" in case.body
+    return src, dst, rmode, satmode, has_tmp
+
+
+def _attr(body: str, name: str) -> str | None:
+    marker = f"#pto<{name} "
+    at = body.find(marker)
+    return body[at + len(marker) : body.index(">", at)] if at >= 0 else None
+
+
+def _exact(value) -> Fraction | float:
+    """The exact value of an element (NaN and infinities as floats)."""
+    if isinstance(value, (np.integer, int)):
+        return Fraction(int(value))
+    v = float(value)
+    return Fraction(v) if math.isfinite(v) else v
+
+
+def _int_limits(dtype: str) -> tuple[int, int]:
+    w = INT_RANGES[dtype]
+    return -(1 << (w - 1)), (1 << (w - 1)) - 1
+
+
+def _round_int(x: Fraction, mode: str) -> int:
+    """x rounded to an integer under a round mode."""
+    floor = math.floor(x)
+    frac = x - floor
+    if mode == "floor":
+        return floor
+    if mode == "ceil":
+        return math.ceil(x)
+    if mode == "trunc":
+        return int(x)
+    if mode == "round":
+        return floor + 1 if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and x > 0) else floor
+    # rint: to nearest, ties to even
+    if frac != Fraction(1, 2):
+        return floor + (1 if frac > Fraction(1, 2) else 0)
+    return floor if floor % 2 == 0 else floor + 1
+
+
+# -- tcvt -------------------------------------------------------------------------------------------
+
+
+def _directed_float(case, d) -> bool:
+    """Into a float type the NPU rounds as `rmode` says (an instruction per
+    mode); the simulator's static_cast rounds to nearest whatever the mode."""
+    src, dst, rmode, _, _ = _tcvt_parts(case)
+    if dst.dtype not in FLOAT_DTYPES:
+        return False
+    mode = conversions.rounding(case.arch, src.dtype, dst.dtype, rmode)
+    if mode == "rint":
+        return False
+    x = _exact(src.data[d.row, d.col])
+    y = float(d.ours)
+    if not isinstance(x, Fraction):
+        return (math.isnan(x) and math.isnan(y)) or x == y
+    t = FLOAT_DTYPES[dst.dtype]
+    below = float(np.nextafter(t(y), t(-np.inf)))
+    above = float(np.nextafter(t(y), t(np.inf)))
+    fy = Fraction(y) if math.isfinite(y) else None
+    fb = Fraction(below) if math.isfinite(below) else None
+    fa = Fraction(above) if math.isfinite(above) else None
+    if mode == "trunc":
+        mode = "floor" if x >= 0 else "ceil"
+    if mode == "floor":  # y <= x < above (y the largest finite when x is beyond it)
+        return fy is not None and fy <= x and (fa is None or x < fa)
+    if mode == "ceil":
+        return fy is not None and x <= fy and (fb is None or fb < x)
+    if fy is None:
+        return False
+    if mode == "round":  # nearest, ties away from zero
+        other = fa if x > fy else fb
+        if other is None:
+            return True
+        gap_y, gap_o = abs(x - fy), abs(x - other)
+        return gap_y < gap_o or (gap_y == gap_o and abs(fy) > abs(other))
+    # odd: x itself, else the neighbour of x whose last significand bit is 1
+    # (beyond the largest finite value: that value, whose last bit is 1)
+    if fy == x:
+        return True
+    if (fa is None and x > fy) or (fb is None and x < fy):
+        return True
+    bits = np.array([y], dtype=t).view(np.dtype(f"u{np.dtype(t).itemsize}"))[0]
+    return bool(bits & 1) and ((fb is not None and fb < x < fy) or (fa is not None and fy < x < fa))
+
+
+def _saturating_int(x, rounding: str, dtype: str) -> int:
+    """What the NPU's saturating conversion of float x gives in integer
+    type `dtype`: rounded and clamped to the type, infinities to its
+    limits, NaN to 0."""
+    lo, hi = _int_limits(dtype)
+    if not isinstance(x, Fraction):
+        return 0 if math.isnan(x) else (hi if x > 0 else lo)
+    return min(max(_round_int(x, rounding), lo), hi)
+
+
+def _saturation_into_integers(case, d) -> bool:
+    """Saturating into an integer type clamps to the type's range
+    (npu/a2a3/TCvt.hpp, SAT_MODE_BIT: "Clamp to datatype range"), with
+    infinities at its limits and NaN at 0, what the NPU's PyTorch-aligned
+    conversions build on (EDGE_CASE_ALIGN_ENABLE: "inf, -inf, nan,
+    overflow"). The simulator clamps to the range both types hold with
+    that limit rounded to the source type (INT32_MAX as f32 is 2**31,
+    32767 as f16 is 32768, which then overflow), sends f16 infinities to
+    +-65504 and NaN to the top."""
+    src, dst, rmode, satmode, has_tmp = _tcvt_parts(case)
+    if dst.dtype not in INT_RANGES or src.dtype not in FLOAT_DTYPES:
+        return False
+    if not conversions.effective_saturation(case.arch, src.dtype, dst.dtype, satmode, has_tmp):
+        return False
+    x = _exact(src.data[d.row, d.col])
+    return int(d.ours) == _saturating_int(x, conversions.rounding(case.arch, src.dtype, dst.dtype, rmode), dst.dtype)
+
+
+def _nonsat_torch(case, d) -> bool:
+    """Without saturation the NPU converts f32->i16, f16->i16 and f16->i8 by
+    way of int32 with saturation, keeping the low bits (PyTorch's results
+    for inf, NaN and overflow: npu/a2a3/TCvt.hpp GenCastCallFp32ToInt16_NonSatTorch,
+    GenCastCallFp16ToInt16_NonSatTorch, GenCastCallFp16ToInt8_NonSatTorch;
+    npu/a5/TCvt.hpp cast*_NonSatTorch_*); the simulator's static_cast of an
+    out-of-range value is the host's."""
+    src, dst, rmode, satmode, has_tmp = _tcvt_parts(case)
+    if (src.dtype, dst.dtype) not in conversions.NONSAT_TORCH:
+        return False
+    if conversions.effective_saturation(case.arch, src.dtype, dst.dtype, satmode, has_tmp):
+        return False
+    x = _exact(src.data[d.row, d.col])
+    wide = _saturating_int(x, conversions.rounding(case.arch, src.dtype, dst.dtype, rmode), "i32")
+    w = INT_RANGES[dst.dtype]
+    low = wide & ((1 << w) - 1)
+    want = low - (1 << w) if low >= 1 << (w - 1) else low
+    return int(d.ours) == want
+
+
+def _odd_is_default(case, d) -> bool:
+    """The NPU rounds to odd only from f32 to f16 (vconv_f322f16o); with
+    ODD any other conversion takes its default, truncation into an integer
+    type (npu/a5/TCvt.hpp tcvtDispatchByRound, the default branches of
+    npu/a2a3/TCvt.hpp); the simulator rounds to odd into integers too."""
+    src, dst, rmode, satmode, has_tmp = _tcvt_parts(case)
+    if rmode != "ODD" or dst.dtype not in INT_RANGES:
+        return False
+    x = _exact(src.data[d.row, d.col])
+    if not isinstance(x, Fraction):
+        return False
+    lo, hi = _int_limits(dst.dtype)
+    want = int(x)
+    return lo <= want <= hi and int(d.ours) == want
+
+
+TCVT_CHOICES = (
+    Choice("rounding into a float type", _directed_float.__doc__, _directed_float),
+    Choice("saturation into an integer type", _saturation_into_integers.__doc__, _saturation_into_integers),
+    Choice("non-saturating narrowing by way of int32", _nonsat_torch.__doc__, _nonsat_torch),
+    Choice("ODD elsewhere than f32 to f16", _odd_is_default.__doc__, _odd_is_default),
+)
+
+# -- trsqrt ---------------------------------------------------------------------------------------
+
+
+def _rsqrt_two_roundings(case, d) -> bool:
+    """trsqrt is vsqrt then vdiv on the NPU, each rounded: on a5 always
+    (npu/a5/TRsqrt.hpp), on a2a3 with a tmp (TRsqrtHighPrecision in
+    npu/a2a3/TUnaryOp.hpp); the simulator rounds 1/sqrt once, from double."""
+    if case.arch != "a5" and "%tmp" not in case.body:
+        return False
+    src = next(a for a in case.args if a.name == "%src")
+    t = FLOAT_DTYPES[src.dtype]
+    x = float(src.data[d.row, d.col])
+    with np.errstate(all="ignore"):
+        root = t(np.sqrt(np.float64(x)))
+        want = t(np.float64(1.0) / np.float64(root))
+    got = t(d.ours)
+    return bool(np.isnan(want) and np.isnan(got)) or want.tobytes() == got.tobytes()
+
+
+CHOICES = {
+    "tcvt": TCVT_CHOICES,
+    "trsqrt": (Choice("rsqrt as vsqrt then vdiv", _rsqrt_two_roundings.__doc__, _rsqrt_two_roundings),),
+}
+"""The choices of each op, by op name."""
+
+
+def explain(case, found) -> tuple[list, set[str]]:
+    """The differences no choice explains, and the choices that explained
+    the others."""
+    unexplained, used = [], set()
+    for d in found:
+        for choice in CHOICES.get(case.op, ()):
+            if choice.check(case, d):
+                used.add(choice.name)
+                break
+        else:
+            unexplained.append(d)
+    return unexplained, used
