@@ -83,6 +83,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from .. import op_rules
+
 FUNCTION = "kernel"
 ARCHS = (None, None, "a2a3", "a5")  # absent (the default, a2a3), or named
 VECTOR_DTYPES = [("f32", 6), ("f16", 2), ("bf16", 1), ("i32", 2), ("i16", 1), ("i8", 1)]
@@ -214,6 +216,14 @@ def covers(src: Region, dst: Region) -> bool:
     if src.ref is not None:
         return src == dst
     return src.rows >= dst.rows and src.cols >= dst.cols
+
+
+def _static_valid_fits(t: TileT, region: Region) -> bool:
+    """Whether the type's static valid dims are the region's: ptoas's
+    element-wise ops ask equal valid shapes of all operands wherever their
+    types spell both (`verifyTileBufSameValidShape`)."""
+    rows, cols = t.static_valid
+    return (t.dyn_row or rows == region.rows) and (t.dyn_col or cols == region.cols)
 
 
 @dataclass
@@ -730,8 +740,9 @@ class _Generator:
         self.loop = loop
         self.arch = rng.choice(ARCHS)
         b.features.add(f"arch_{self.arch or 'absent'}")
-        self.boxed = rng.random() < 0.4
-        self.dtype = self.weighted(VECTOR_DTYPES)
+        self.boxed = rng.random() < 0.4 or self.arch == "a5"  # a5's matmul takes boxed cube tiles only
+        self.ops = _executed_ops()
+        self.dtype = self.weighted([(d, w) for d, w in VECTOR_DTYPES if self.vector_dtype_ok(d)])
         # every vector tile has this shape: its rows must be whole 32-byte
         # units for the narrowest element type the kernel may convert to
         # and no tile of it more than MAX_TILE_BYTES (lowering replicates
@@ -745,7 +756,6 @@ class _Generator:
         self.inputs: dict[tuple[str, bool], list[_Global]] = {}
         self.outputs: list[_Global] = []
         self.reuse_outputs = False  # inputs may be outputs stored before (a later loop's)
-        self.ops = _executed_ops()
         self.plan_region()
         if self.tail_total is not None:
             if rng.random() < 0.5:
@@ -937,7 +947,10 @@ class _Generator:
 
     def pick(self, scope: _Scope, dtype: str | None = None, region: Region | None = None) -> Tile:
         """A tile of the pool (of `dtype`, readable over `region`), or a new load."""
-        candidates = [t for t in scope.pool if (dtype is None or t.dtype == dtype) and t.t.shape == self.shape and (region is None or covers(t.region, region))]
+        def fits(t: Tile) -> bool:
+            return region is None or (covers(t.region, region) and _static_valid_fits(t.t, region))
+
+        candidates = [t for t in scope.pool if (dtype is None or t.dtype == dtype) and t.t.shape == self.shape and fits(t)]
         if not candidates:
             return self.load(scope, dtype or self.dtype, region=region)
         # favour recent tiles: chains of dependent ops
@@ -979,11 +992,24 @@ class _Generator:
         return self.b.const(self.rng.choice(INT_SCALARS), dtype), dtype
 
     def op_names(self, family: str, dtype: str) -> list[str]:
-        """The ops of a family that pto-run executes, for `dtype`."""
+        """The ops of a family that pto-run executes and that take `dtype`
+        on the kernel's target (ptoas's rules, op_rules.ELEMENT_TYPES)."""
         names = list(OP_FAMILIES[family])
         if dtype in FLOAT_DTYPES:
             names += FLOAT_ONLY.get(family, [])
-        return [n for n in names if f"pto.{n}" in self.ops]
+        arch = self.arch or "a2a3"
+        return [n for n in names if f"pto.{n}" in self.ops and op_rules.allows(n, arch, dtype)]
+
+    def vector_dtype_ok(self, dtype: str) -> bool:
+        """Whether every element-wise family has an op for `dtype` on the
+        kernel's target (a2a3 has none for i8 and bf16)."""
+        return all(self.op_names(family, dtype) for family in ("binary", "scalar", "unary"))
+
+    def one_of(self, names: list[str], dtype: str) -> str:
+        """One of these binary ops that takes `dtype` on the kernel's target
+        (tadd takes every type a binary op does)."""
+        arch = self.arch or "a2a3"
+        return self.rng.choice([n for n in names if op_rules.allows(n, arch, dtype)] or ["tadd"])
 
     def choose_op(self, family: str, dtype: str) -> str:
         name = self.rng.choice(self.op_names(family, dtype))
@@ -1022,7 +1048,7 @@ class _Generator:
             d, new = self.destination(scope, dtype, [a])
             b.op(self.choose_op("unary", dtype), [a], d)
         elif kind == "cvt":
-            target = rng.choice(CVT_TARGETS[dtype])
+            target = rng.choice([t for t in CVT_TARGETS[dtype] if self.vector_dtype_ok(t)] or CVT_TARGETS[dtype])
             d, new = self.new_vec(scope, target, a.region), True
             attrs = ""
             if rng.random() < 0.4:
@@ -1041,7 +1067,7 @@ class _Generator:
             cond = self.parity(scope)
             other = self.pick(scope, dtype, d.region)
             b.open(f"scf.if {cond} {{")
-            b.op(rng.choice(["tadd", "tmul", "tmax"]), [a, other], d)
+            b.op(self.one_of(["tadd", "tmul", "tmax"], dtype), [a, other], d)
             b.close("} else {")
             b.depth += 1
             b.op("tmuls", [a, self.scalar(dtype)], d)
@@ -1221,6 +1247,8 @@ class _Generator:
         `trowexpand` into a tile), or stored."""
         b, rng = self.b, self.rng
         dtype, region = a.dtype, a.region
+        if not self.op_names("rowred", dtype):
+            return False
         column = self.column_tile(scope, dtype, region, rng.random() < 0.5)
         ins = [a]
         if rng.random() < 0.3:  # scratch: written, never read
@@ -1299,7 +1327,7 @@ class _Generator:
         b.features.add(f"carried_partial_{how}")
         x = self.pick(scope, dtype, region)
         d = self.new_vec(scope, dtype, region)
-        b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
+        b.op(self.one_of(["tadd", "tsub", "tmax"], dtype), [c, x], d)
         b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
 
     def resize_op(self, scope: _Scope, a: Tile) -> bool:
@@ -1334,6 +1362,8 @@ class _Generator:
         (`tcolexpand`, `tcolexpand<op>`) or stored."""
         b, rng = self.b, self.rng
         dtype, region = a.dtype, a.region
+        if not self.op_names("colred", dtype):
+            return False
         row = self.row_tile(scope, dtype, region)
         b.op(self.choose_op("colred", dtype), [a], row)
         how = rng.choice(["expand_op", "expand", "store"])
@@ -1575,17 +1605,17 @@ class _Generator:
                 self.vector_code(scope)
         elif fragment == "acc_memory":
             x = self.pick(scope, self.dtype, state["acc"].region)
-            b.op(rng.choice(["tadd", "tmax", "tmin"]), [state["acc"], x], state["acc"])
+            b.op(self.one_of(["tadd", "tmax", "tmin"], self.dtype), [state["acc"], x], state["acc"])
         elif fragment == "acc_iter_args":
             x = self.pick(scope, self.dtype, state["region"])
             t = state["t"]
             if "acc" in state:
                 acc = Tile(state["acc"], t, state["region"])
-                b.op(rng.choice(["tadd", "tmax"]), [acc, x], acc)
+                b.op(self.one_of(["tadd", "tmax"], self.dtype), [acc, x], acc)
                 yields[state["acc"]] = state["acc"]
             else:
                 ping, pong = Tile(state["ping"], t, state["region"]), Tile(state["pong"], t, state["region"])
-                b.op(rng.choice(["tadd", "tsub", "tmax"]), [ping, x], pong)
+                b.op(self.one_of(["tadd", "tsub", "tmax"], self.dtype), [ping, x], pong)
                 yields[state["ping"]] = state["pong"]
                 yields[state["pong"]] = state["ping"]
         elif fragment == "carried_partial":
@@ -1601,7 +1631,7 @@ class _Generator:
             b.tload(self.input(self.dtype, tail), b.const(0), b.const(0), c)
             b.close()
             x = self.pick(scope, self.dtype, region)
-            b.op(rng.choice(["tadd", "tmax", "tmul"]), [c, x], c)
+            b.op(self.one_of(["tadd", "tmax", "tmul"], self.dtype), [c, x], c)
             b.tstore(c, self.output(self.dtype, tail=tail), self.row(scope, self.shape[0]), b.const(0))
         elif fragment == "matmul_rows":
             s = state
