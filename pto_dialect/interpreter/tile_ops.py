@@ -31,9 +31,10 @@ of pto-isa, leave domain errors "target-defined"):
 - `tneg` negates (integers wrap: -INT_MIN = INT_MIN; floats flip the sign
   bit: -(+0) = -0).
 - `tmax`/`tmin`/`tmaxs`/`tmins` propagate NaN (numpy maximum/minimum).
-- matmul: float products are summed in float64 and rounded once to the
-  destination type (integers: summed in int64, wrapped); `tmatmul.acc` adds
-  the old accumulator before that one rounding.
+- matmul: as pto-isa's CPU simulator: per output element a running sum
+  over k of fused multiply-adds in f32, then the old accumulator added
+  (`tmatmul.acc`), rounded once more (integers wrap); the cube unit's own
+  order is not in pto-isa's NPU code.
 - `tcvt` rounds as its `rmode` says (ptoas's default CAST_RINT: to nearest,
   ties to even; NONE rounds like RINT, as ptoas's CAST_NONE does when the
   conversion loses precision); float -> int then saturates (NaN gives 0).
@@ -276,13 +277,23 @@ def matmul(
     rhs: np.ndarray,
     acc: np.ndarray | None = None,
 ) -> np.ndarray:
-    """lhs @ rhs (+ acc) with the result in `out_dtype`."""
-    if is_float(out_dtype) or is_float(in_dtype):
-        wide = np.float64
-        product = convert(lhs, in_dtype, "f64") @ convert(rhs, in_dtype, "f64")
-    else:
-        wide = np.int64
-        product = lhs.astype(wide) @ rhs.astype(wide)
+    """lhs @ rhs (+ acc) with the result in `out_dtype`, as pto-isa's CPU
+    simulator computes it (include/pto/cpu/TMatmul.hpp, TMatmulNzZn): each
+    output element a running sum over k from 0, in the accumulator's type,
+    with a fused multiply-add per k in f32 (integers: wrapping); `acc` is
+    added to that sum at the end, rounded once more."""
+    if is_float(out_dtype):
+        a = convert(lhs, in_dtype, "f32").astype(np.float64)
+        b = convert(rhs, in_dtype, "f32").astype(np.float64)
+        total = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+        with np.errstate(all="ignore"):
+            for k in range(a.shape[1]):
+                # the product of two f32 values is exact in f64: one rounding, as fma
+                total = (np.outer(a[:, k], b[k, :]) + total).astype(np.float32)
+            if acc is not None:
+                total = convert(acc, out_dtype, "f32") + total
+        return convert(total, "f32", out_dtype)
+    product = lhs.astype(np.int64) @ rhs.astype(np.int64)
     if acc is not None:
-        product = product + convert(acc, out_dtype, "f64" if wide is np.float64 else "i64")
-    return convert(product, "f64" if wide is np.float64 else "i64", out_dtype)
+        product = product + acc.astype(np.int64)
+    return convert(product, "i64", out_dtype)
