@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -150,7 +151,21 @@ class Tiles:
 
 
 def tile_arg(name: str, dtype: str, shape, valid, spelled, nprng, *, loc="vec", written=False, style="mixed", **layout) -> TileArg:
-    return TileArg(name, tile_text(loc, dtype, shape, spelled, **layout), dtype, tuple(shape), tuple(valid), values(dtype, shape, nprng, style=style), written)
+    text = tile_text(loc, dtype, shape, spelled, **layout)
+    return TileArg(name, text, dtype, tuple(shape), tuple(valid), draw(dtype, shape, nprng, style), written, style)
+
+
+def draw(dtype: str, shape, nprng, style: str) -> np.ndarray:
+    if style.startswith("indices:"):
+        return nprng.integers(0, int(style.split(":")[1]), shape).astype(STORAGE[dtype])
+    return values(dtype, shape, nprng, style=style)
+
+
+def resample(case: Case, nprng) -> Case:
+    """The same case (the same op on the same types and valid regions)
+    with new elements."""
+    args = [replace(a, data=draw(a.dtype, a.shape, nprng, a.style)) if isinstance(a, TileArg) else a for a in case.args]
+    return replace(case, args=args)
 
 
 # -- families ------------------------------------------------------------------------------------
@@ -183,7 +198,7 @@ def binary_case(op: str, rng: random.Random) -> Case:
     d = tile_arg("%dst", dtype, shape, valid, spelled, nprng, blayout=blayout, written=True)
     t = a.type
     if in_place:  # dst is src0
-        a = TileArg(a.name, a.type, a.dtype, a.shape, a.valid, a.data, True)
+        a = replace(a, written=True)
         body = f"pto.{op} ins(%src0, %src1 : {t}, {t}) outs(%src0 : {t})"
         args = [a, b]
     else:
@@ -243,6 +258,7 @@ def tcvt_case(rng: random.Random, src_dtype: str | None = None, dst_dtype: str |
     d = dst_dtype or rng.choice([t for t in CVT_TYPES if t != s] + ([s] if s in FLOATS else []))
     rmode = rng.choice(ROUND_MODES) if rmode is ... else rmode
     sat = rng.choice(SAT_MODES) if sat is ... else sat
+    arch = arch or _arch(rng)
     tiles = Tiles(rng)
     # both tiles hold the same elements per row: rows a 32-byte multiple for the narrower type
     unit = 32 // min(SIZES[s], SIZES[d])
@@ -250,9 +266,10 @@ def tcvt_case(rng: random.Random, src_dtype: str | None = None, dst_dtype: str |
     cols = unit * rng.choice(Tiles.BLOCKS)
     shape = (rows, cols)
     valid, spelled = tiles.valid(shape)
+    if spelled == "?x?" and arch == "a2a3" and (s, d) in conversions.NONSAT_TORCH and sat != "ON":
+        valid, spelled = shape, None  # ptoas materializes this tcvt's tmp for static shapes only
     src = tile_arg("%src", s, shape, valid, spelled, nprng, style="ties" if s in FLOATS else "mixed")
     dst = tile_arg("%dst", d, shape, valid, spelled, nprng, written=True)
-    arch = arch or _arch(rng)
 
     def text(satmode):
         attrs = []
@@ -272,8 +289,9 @@ def tcvt_case(rng: random.Random, src_dtype: str | None = None, dst_dtype: str |
 
 
 def tcvt_modes() -> list[Case]:
-    """Every tcvt conversion, round mode and saturation mode on both
-    arches, once each (the cases `generate` adds to a random batch)."""
+    """Every conversion each target's TCVT implements with every round
+    mode and saturation mode, once each, and each conversion it does not
+    implement once (pto-run refuses those)."""
     rng = random.Random(27)
     cases = []
     for arch in ARCHS:
@@ -281,10 +299,289 @@ def tcvt_modes() -> list[Case]:
             for d in CVT_TYPES:
                 if s == d and s not in FLOATS:
                     continue
+                if not conversions.supported(arch, s, d):
+                    cases.append(tcvt_case(rng, s, d, None, None, arch))
+                    continue
                 for rmode in ROUND_MODES:
                     for sat in SAT_MODES:
                         cases.append(tcvt_case(rng, s, d, rmode, sat, arch))
     return cases
+
+
+# -- row and column ops -------------------------------------------------------------------------
+
+REDUCTIONS = ("trowsum", "trowmax", "trowmin")
+ROW_EXPAND = ("trowexpandadd", "trowexpandsub", "trowexpandmul", "trowexpanddiv")
+COL_EXPAND = ("tcolexpandadd", "tcolexpandmul")
+ROWCOL_DTYPES = ("f32", "f16", "i32", "i16")
+
+
+def _column(
+    name: str, dtype: str, rows: int, valid_rows: int, dynamic: bool, nprng, rng: random.Random, *, written=False, style="mixed", block=False
+) -> TileArg:
+    """A per-row operand of `valid_rows` valid rows (`dynamic`: spelled
+    `?`): a col_major Rx1 column or a row_major tile with one valid column
+    (a reduction's result), or (`block`: a row-expand's operand, the ISA's
+    mode 2) with a 32-byte block per row."""
+    unit = 32 // SIZES[dtype]
+    vr = "?" if dynamic else str(valid_rows)
+    if rng.random() < 0.5 and rows % unit == 0:
+        spelled = None if vr == str(rows) else f"{vr}x{'?' if dynamic else 1}"
+        return tile_arg(name, dtype, (rows, 1), (valid_rows, 1), spelled, nprng, blayout="col_major", written=written, style=style)
+    cols = unit if block else 1
+    spelled = None if (vr, cols) == (str(rows), unit) else f"{vr}x{'?' if dynamic else cols}"
+    return tile_arg(name, dtype, (rows, unit), (valid_rows, cols), spelled, nprng, written=written, style=style)
+
+
+def _rowcol_shape(rng: random.Random, dtype: str) -> tuple[tuple[int, int], tuple[int, int], str | None]:
+    unit = 32 // SIZES[dtype]
+    rows = rng.choice((unit, 2 * unit, 3, 1)) if rng.random() < 0.7 else rng.choice(Tiles.ROWS)
+    shape = (rows, unit * rng.choice(Tiles.BLOCKS))
+    valid, spelled = Tiles(rng).valid(shape)
+    return shape, valid, spelled
+
+
+def reduction_case(op: str, rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(ROWCOL_DTYPES)
+    shape, valid, spelled = _rowcol_shape(rng, dtype)
+    src = tile_arg("%src", dtype, shape, valid, spelled, nprng, style="small" if op == "trowsum" and rng.random() < 0.5 else "mixed")
+    out_dtype = "f32" if op == "trowsum" and dtype == "f16" and rng.random() < 0.3 else dtype
+    dst = _column("%dst", out_dtype, shape[0], valid[0], spelled == "?x?", nprng, rng, written=True)
+    args = [src, dst]
+    if rng.random() < 0.6 or spelled == "?x?":  # ptoas materializes an implicit tmp for static shapes only
+        tmp = tile_arg("%tmp", dtype, shape, shape, None, nprng)
+        args.insert(1, tmp)
+        operands = f"%src, %tmp : {src.type}, {tmp.type}"
+    else:
+        operands = f"%src : {src.type}"
+    body = f"pto.{op} ins({operands}) outs(%dst : {dst.type})"
+    return Case(op, f"{dtype}->{out_dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} dst {dst.type}", _arch(rng), args, body)
+
+
+def colred_case(op: str, rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(ROWCOL_DTYPES)
+    shape, valid, spelled = _rowcol_shape(rng, dtype)
+    src = tile_arg("%src", dtype, shape, valid, spelled, nprng)
+    dst = tile_arg("%dst", dtype, (1, shape[1]), (1, valid[1]), f"1x{valid[1]}" if valid[1] != shape[1] else None, nprng, written=True)
+    args, attrs, operands = [src, dst], "", f"%src : {src.type}"
+    if op == "tcolsum" and rng.random() < 0.5:
+        tmp = tile_arg("%tmp", dtype, shape, shape, None, nprng)
+        args.insert(1, tmp)
+        binary = rng.random() < 0.6
+        attrs = f" {{isBinary = {'true' if binary else 'false'}}}"
+        operands = f"%src, %tmp{attrs} : {src.type}, {tmp.type}"
+    body = f"pto.{op} ins({operands}) outs(%dst : {dst.type})"
+    return Case(op, f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]}{attrs}", _arch(rng), args, body)
+
+
+def rowexpand_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(ROWCOL_DTYPES)
+    shape, valid, spelled = _rowcol_shape(rng, dtype)
+    src = _column("%src", dtype, shape[0], valid[0], spelled == "?x?", nprng, rng)
+    dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, written=True)
+    return Case(
+        "trowexpand",
+        f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} from {src.type}",
+        _arch(rng),
+        [src, dst],
+        f"pto.trowexpand ins(%src : {src.type}) outs(%dst : {dst.type})",
+    )
+
+
+def rowexpand_binary_case(op: str, rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(ROWCOL_DTYPES)
+    shape, valid, spelled = _rowcol_shape(rng, dtype)
+    row_first = rng.random() < 0.2
+    divisor = "nonzero" if op == "trowexpanddiv" and dtype in INTS else "mixed"
+    full = tile_arg("%full", dtype, shape, valid, spelled, nprng, style=divisor if row_first else "mixed")
+    row = _column("%row", dtype, shape[0], valid[0], spelled == "?x?", nprng, rng, style="mixed" if row_first else divisor, block=True)
+    dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, written=True)
+    first, second = (row, full) if row_first else (full, row)
+    args = [first, second, dst]
+    operands, types = f"{first.name}, {second.name}", f"{first.type}, {second.type}"
+    if rng.random() < 0.4:
+        tmp = tile_arg("%tmp", dtype, shape, shape, None, nprng)
+        args.insert(2, tmp)
+        operands, types = operands + ", %tmp", types + f", {tmp.type}"
+    body = f"pto.{op} ins({operands} : {types}) outs(%dst : {dst.type})"
+    return Case(op, f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} per-row {row.type}{' first' if first is row else ''}", _arch(rng), args, body)
+
+
+def colexpand_case(op: str, rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(ROWCOL_DTYPES)
+    shape, valid, spelled = _rowcol_shape(rng, dtype)
+    vspell = f"1x{valid[1]}" if valid[1] != shape[1] else None
+    row = tile_arg("%row", dtype, (1, shape[1]), (1, valid[1]), vspell, nprng)
+    dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, written=True)
+    if op == "tcolexpand":
+        return Case(
+            op,
+            f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]}",
+            _arch(rng),
+            [row, dst],
+            f"pto.tcolexpand ins(%row : {row.type}) outs(%dst : {dst.type})",
+        )
+    full = tile_arg("%full", dtype, shape, valid, spelled, nprng)
+    body = f"pto.{op} ins(%full, %row : {full.type}, {row.type}) outs(%dst : {dst.type})"
+    return Case(op, f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]}", _arch(rng), [full, row, dst], body)
+
+
+# -- data movement ------------------------------------------------------------------------------
+
+
+def texpands_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(VECTOR_DTYPES)
+    shape, valid, spelled, blayout = _elementwise_tiles(rng, dtype)
+    dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, blayout=blayout, written=True)
+    s = ScalarArg("%s", dtype, _scalar_value(dtype, rng, "texpands"))
+    return Case(
+        "texpands",
+        f"{dtype} {shape[0]}x{shape[1]} valid {valid[0]}x{valid[1]} {blayout} {s.value!r}",
+        _arch(rng),
+        [s, dst],
+        f"pto.texpands ins(%s : {dtype}) outs(%dst : {dst.type})",
+    )
+
+
+def tfillpad_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(VECTOR_DTYPES)
+    tiles = Tiles(rng)
+    shape = tiles.shape(dtype)
+    valid, spelled = tiles.valid(shape)
+    src = tile_arg("%src", dtype, shape, valid, spelled, nprng)
+    pad = rng.choice([1, 2, 3])
+    grow = rng.random() < 0.3
+    dshape = (shape[0] * 2, shape[1]) if grow else shape
+    dst = tile_arg("%dst", dtype, dshape, dshape, None, nprng, pad=pad, written=True)
+    body = f"pto.tfillpad ins(%src : {src.type}) outs(%dst : {dst.type})"
+    return Case("tfillpad", f"{dtype} {shape} valid {valid} into {dshape} pad={PAD_VALUES[pad]}", _arch(rng), [src, dst], body)
+
+
+def tci_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(("i32", "i16"))
+    cols = (32 // SIZES[dtype]) * rng.choice(Tiles.BLOCKS)
+    valid, spelled = Tiles(rng).valid((1, cols))
+    dst = tile_arg("%dst", dtype, (1, cols), valid, spelled, nprng, written=True)
+    s = ScalarArg("%s", dtype, rng.choice([0, 5, -3, 100, int(np.iinfo(STORAGE[dtype]).max) - 2]))
+    descending = rng.random() < 0.5
+    body = f"pto.tci ins(%s : {dtype}) outs(%dst : {dst.type}) {{descending = {'true' if descending else 'false'}}}"
+    return Case("tci", f"{dtype} 1x{cols} valid {valid} start {s.value}{' descending' if descending else ''}", _arch(rng), [s, dst], body)
+
+
+def tgather_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(("f32", "f16", "i32", "i16"))
+    unit = 32 // SIZES[dtype]
+    rows = rng.choice((1, 2, 4, 8))
+    cols = unit * rng.choice((1, 2))
+    src = tile_arg("%src", dtype, (rows, cols), (rows, cols), None, nprng)
+    if rng.random() < 0.5:
+        pattern = rng.choice(["P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"])
+        keep = {"P0101": 2, "P1010": 2, "P1111": 1}.get(pattern, 4)
+        dcols = unit * rng.choice((1, 2))
+        src = tile_arg("%src", dtype, (rows, dcols * keep), (rows, dcols * keep), None, nprng)
+        dst = tile_arg("%dst", dtype, (rows, dcols), (rows, dcols), None, nprng, written=True)
+        body = f'pto.tgather ins(%src, {{maskPattern = #pto.mask_pattern<{pattern}>}} : {src.type}, "row") outs(%dst : {dst.type})'
+        return Case("tgather", f"{dtype} {rows}x{dcols * keep} mask {pattern}", _arch(rng), [src, dst], body)
+    idx_dtype = "i32"
+    drows, dcols = rows, cols
+    idx = tile_arg("%idx", idx_dtype, (drows, dcols), (drows, dcols), None, nprng, style=f"indices:{rows * cols}")
+    dst = tile_arg("%dst", dtype, (drows, dcols), (drows, dcols), None, nprng, written=True)
+    tmp = tile_arg("%tmp", idx_dtype, (drows, dcols), (drows, dcols), None, nprng)
+    body = f"pto.tgather ins(%src, %idx, %tmp : {src.type}, {idx.type}, {tmp.type}) outs(%dst : {dst.type})"
+    return Case("tgather", f"{dtype} {rows}x{cols} by index", _arch(rng), [src, idx, tmp, dst], body)
+
+
+def ttrans_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(("f32", "f16", "i32", "i16", "i8"))
+    unit = 32 // SIZES[dtype]
+    shape = (unit * rng.choice((1, 2)), unit * rng.choice((1, 2)))
+    valid = shape if rng.random() < 0.6 else (rng.randint(1, shape[0]), rng.randint(1, shape[1]))
+    spelled = None if valid == shape else "?x?"
+    src = tile_arg("%src", dtype, shape, valid, spelled, nprng)
+    dst = tile_arg("%dst", dtype, (shape[1], shape[0]), (valid[1], valid[0]), spelled, nprng, written=True)
+    tmp = tile_arg("%tmp", dtype, shape, shape, None, nprng)
+    body = f"pto.ttrans ins(%src, %tmp : {src.type}, {tmp.type}) outs(%dst : {dst.type})"
+    return Case("ttrans", f"{dtype} {shape} valid {valid}", _arch(rng), [src, tmp, dst], body)
+
+
+def tconcat_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(("f32", "f16", "i32", "i16", "i8"))
+    unit = 32 // SIZES[dtype]
+    rows = rng.choice((1, 2, 4, 8))
+    c0, c1 = unit * rng.choice((1, 2)), unit * rng.choice((1, 2))
+    a = tile_arg("%src0", dtype, (rows, c0), (rows, c0), None, nprng)
+    b = tile_arg("%src1", dtype, (rows, c1), (rows, c1), None, nprng)
+    dst = tile_arg("%dst", dtype, (rows, c0 + c1), (rows, c0 + c1), None, nprng, written=True)
+    body = f"pto.tconcat ins(%src0, %src1 : {a.type}, {b.type}) outs(%dst : {dst.type})"
+    return Case("tconcat", f"{dtype} {rows}x{c0} + {rows}x{c1}", _arch(rng), [a, b, dst], body)
+
+
+def textract_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(("f32", "f16", "i8"))
+    unit = 32 // SIZES[dtype]
+    shape = (rng.choice((4, 8, 16)), unit * rng.choice((2, 4)))
+    src = tile_arg("%src", dtype, shape, shape, None, nprng)
+    dshape = (shape[0] // 2, shape[1] // 2)
+    r0, c0 = rng.randint(0, shape[0] - dshape[0]), unit * rng.randint(0, (shape[1] - dshape[1]) // unit)
+    dst = tile_arg("%dst", dtype, dshape, dshape, None, nprng, written=True)
+    args = [src, ScalarArg("%r", "index", r0), ScalarArg("%c", "index", c0), dst]
+    body = f"pto.textract ins(%src, %r, %c : {src.type}, index, index) outs(%dst : {dst.type})"
+    return Case("textract", f"{dtype} {shape} window {dshape} at ({r0}, {c0})", _arch(rng), args, body)
+
+
+def tmov_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(VECTOR_DTYPES)
+    tiles = Tiles(rng)
+    shape = tiles.shape(dtype)
+    valid, spelled = tiles.valid(shape)
+    src = tile_arg("%src", dtype, shape, valid, spelled, nprng)
+    dst = tile_arg("%dst", dtype, shape, valid, spelled, nprng, written=True)
+    return Case("tmov", f"{dtype} {shape} valid {valid}", _arch(rng), [src, dst], f"pto.tmov ins(%src : {src.type}) outs(%dst : {dst.type})")
+
+
+MATMUL_TYPES = (("f16", "f32"), ("f32", "f32"), ("i8", "i32"))
+
+
+def matmul_case(op: str, rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    arch = _arch(rng)
+    a_dtype, c_dtype = rng.choice(MATMUL_TYPES)
+    m, k, n = 16 * rng.choice((1, 2)), (32 // SIZES[a_dtype]) * rng.choice((1, 2)), 16 * rng.choice((1, 2))
+    left_layout = {"blayout": "col_major", "slayout": "row_major"} if arch == "a5" else {"slayout": "row_major"}
+    style = "small" if rng.random() < 0.4 else "mixed"
+    lhs = tile_arg("%lhs", a_dtype, (m, k), (m, k), None, nprng, loc="left", style=style, **left_layout)
+    rhs = tile_arg("%rhs", a_dtype, (k, n), (k, n), None, nprng, loc="right", style=style, slayout="col_major")  # row_major blayout: a5's too
+    acc_layout = {"blayout": "col_major", "slayout": "row_major", "fractal": 1024}
+    dst = tile_arg("%dst", c_dtype, (m, n), (m, n), None, nprng, loc="acc", written=True, style=style, **acc_layout)
+    if op == "tmatmul":
+        body = f"pto.tmatmul ins(%lhs, %rhs : {lhs.type}, {rhs.type}) outs(%dst : {dst.type})"
+        return Case(op, f"{a_dtype}->{c_dtype} {m}x{k}x{n}", arch, [lhs, rhs, dst], body, kind="cube")
+    body = f"pto.tmatmul.acc ins(%dst, %lhs, %rhs : {dst.type}, {lhs.type}, {rhs.type}) outs(%dst : {dst.type})"
+    return Case(op, f"{a_dtype}->{c_dtype} {m}x{k}x{n}", arch, [lhs, rhs, dst], body, kind="cube")
+
+
+def tsetval_case(rng: random.Random) -> Case:
+    nprng = np.random.default_rng(rng.getrandbits(32))
+    dtype = rng.choice(VECTOR_DTYPES)
+    shape = Tiles(rng).shape(dtype)
+    dst = tile_arg("%dst", dtype, shape, shape, None, nprng, written=True)
+    offset = rng.randrange(shape[0] * shape[1])
+    args = [ScalarArg("%off", "index", offset), ScalarArg("%v", dtype, _scalar_value(dtype, rng, "tsetval")), dst]
+    body = f"pto.tsetval ins(%off, %v : index, {dtype}) outs(%dst : {dst.type})"
+    return Case("tsetval", f"{dtype} {shape} offset {offset}", _arch(rng), args, body)
 
 
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
@@ -292,6 +589,21 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     **{op: (lambda rng, op=op: scalar_case(op, rng)) for op in SCALAR},
     **{op: (lambda rng, op=op: unary_case(op, rng)) for op in UNARY},
     "tcvt": lambda rng: tcvt_case(rng),
+    **{op: (lambda rng, op=op: reduction_case(op, rng)) for op in REDUCTIONS},
+    **{op: (lambda rng, op=op: colred_case(op, rng)) for op in ("tcolsum", "tcolmax")},
+    "trowexpand": rowexpand_case,
+    **{op: (lambda rng, op=op: rowexpand_binary_case(op, rng)) for op in ROW_EXPAND},
+    **{op: (lambda rng, op=op: colexpand_case(op, rng)) for op in ("tcolexpand", *COL_EXPAND)},
+    "texpands": texpands_case,
+    "tfillpad": tfillpad_case,
+    "tci": tci_case,
+    "tgather": tgather_case,
+    "ttrans": ttrans_case,
+    "tconcat": tconcat_case,
+    "textract": textract_case,
+    "tmov": tmov_case,
+    **{op: (lambda rng, op=op: matmul_case(op, rng)) for op in ("tmatmul", "tmatmul.acc")},
+    "tsetval": tsetval_case,
 }
 
 
@@ -299,8 +611,18 @@ def cases_for(op: str, rng: random.Random) -> Case:
     return FAMILIES[op](rng)
 
 
-def generate(seed: int, count: int, ops=None) -> list[Case]:
-    """`count` cases, every op in turn (`ops`: those only)."""
+def generate(seed: int, count: int, ops=None, variants: int = 1) -> list[Case]:
+    """`count` cases, every op in turn (`ops`: those only); `variants`
+    consecutive cases share their types and differ in their elements (one
+    compiled function runs them all: compiling is what a batch costs)."""
     rng = random.Random(seed)
+    nprng = np.random.default_rng(seed)
     ops = sorted(ops or FAMILIES)
-    return [cases_for(ops[k % len(ops)], rng) for k in range(count)]
+    out: list[Case] = []
+    k = 0
+    while len(out) < count:
+        case = cases_for(ops[k % len(ops)], rng)
+        k += 1
+        out.append(case)
+        out.extend(resample(case, nprng) for _ in range(min(variants, count - len(out) + 1) - 1))
+    return out[:count]

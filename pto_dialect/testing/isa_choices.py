@@ -97,8 +97,9 @@ def _directed_float(case, d) -> bool:
     if not isinstance(x, Fraction):
         return (math.isnan(x) and math.isnan(y)) or x == y
     t = FLOAT_DTYPES[dst.dtype]
-    below = float(np.nextafter(t(y), t(-np.inf)))
-    above = float(np.nextafter(t(y), t(np.inf)))
+    with np.errstate(over="ignore"):
+        below = float(np.nextafter(t(y), t(-np.inf)))
+        above = float(np.nextafter(t(y), t(np.inf)))
     fy = Fraction(y) if math.isfinite(y) else None
     fb = Fraction(below) if math.isfinite(below) else None
     fa = Fraction(above) if math.isfinite(above) else None
@@ -216,11 +217,102 @@ def _rsqrt_two_roundings(case, d) -> bool:
     return bool(np.isnan(want) and np.isnan(got)) or want.tobytes() == got.tobytes()
 
 
+# -- tfillpad -------------------------------------------------------------------------------------
+
+
+def _f16_pad(case, d) -> bool:
+    """An f16 tile's pad values max and min are +inf and -inf (pto-isa's
+    PadValueMap<half, ...> in include/pto/common/constants.hpp, what the NPU
+    code fills with); the simulator takes them from std::numeric_limits,
+    which libstdc++ 12 does not specialise for _Float16 (its max() is 0)."""
+    dst = next(a for a in case.args if a.name == "%dst")
+    if dst.dtype != "f16":
+        return False
+    want = {"pad=2": np.inf, "pad=3": -np.inf}.get(next((p for p in ("pad=2", "pad=3") if p in dst.type), ""), None)
+    return want is not None and float(d.ours) == want and float(d.theirs) == 0.0
+
+
+# -- tcolsum --------------------------------------------------------------------------------------
+
+
+def _column_sums(rows: list, arch: str, binary: bool, add) -> object:
+    """The order the NPU adds a column's rows in, each step rounded
+    (npu/a2a3/TColSum.hpp, npu/a5/TColSum.hpp)."""
+    if binary:
+        level = list(rows)
+        while len(level) > 1:
+            pairs = [add(level[2 * i], level[2 * i + 1]) for i in range(len(level) // 2)]
+            if len(level) % 2:
+                if arch == "a5":
+                    pairs[-1] = add(level[-1], pairs[-1])
+                else:
+                    pairs[0] = add(pairs[0], level[-1])
+            level = pairs
+        return level[0] if arch != "a5" or len(rows) > 1 else add(rows[0], type(rows[0])(0))
+    if arch == "a5":
+        total = rows[0]
+        for i in range(1, len(rows) - 1, 2):
+            total = add(total, add(rows[i], rows[i + 1]))
+        if (len(rows) - 1) % 2:
+            total = add(total, rows[-1])
+        return total
+    total = rows[0]
+    for row in rows[1:]:
+        total = add(total, row)
+    return total
+
+
+def _colsum_order(case, d) -> bool:
+    """tcolsum adds each column's rows in the NPU's order, each step rounded
+    to the element type (vadd): a2a3 top to bottom, a5 row pairs into row
+    0, and with isBinary a pairwise tree (npu/a2a3/TColSum.hpp,
+    npu/a5/TColSum.hpp); the simulator adds top to bottom."""
+    src = next(a for a in case.args if a.name == "%src")
+    if src.dtype not in FLOAT_DTYPES:
+        return False
+    t = FLOAT_DTYPES[src.dtype]
+    rows = [t(v) for v in src.data[: src.valid[0], d.col]]
+    with np.errstate(all="ignore"):
+        want = _column_sums(rows, case.arch, "isBinary = true" in case.body, lambda x, y: t(x + y))
+    return np.array([want], dtype=t).tobytes() == np.array([d.ours], dtype=t).tobytes()
+
+
 CHOICES = {
     "tcvt": TCVT_CHOICES,
+    "tfillpad": (Choice("f16 pad values", _f16_pad.__doc__, _f16_pad),),
+    "tcolsum": (Choice("the NPU's order of column sums", _colsum_order.__doc__, _colsum_order),),
     "trsqrt": (Choice("rsqrt as vsqrt then vdiv", _rsqrt_two_roundings.__doc__, _rsqrt_two_roundings),),
 }
 """The choices of each op, by op name."""
+
+
+@dataclass(frozen=True)
+class SimulatorGap:
+    """A case the simulator does not compile although the NPU code of both
+    targets implements it: neither checked nor refused."""
+
+    name: str
+    reason: str
+    applies: Callable  # (case) -> bool
+
+
+def _integer_column_reduction(case) -> bool:
+    src = next(a for a in case.args if a.name == "%src")
+    return case.op in ("tcolsum", "tcolmax") and src.dtype in ("i16", "i32")
+
+
+SIMULATOR_GAPS = (
+    SimulatorGap(
+        "integer tcolsum and tcolmax",
+        "pto-isa's CPU simulator implements them for f16/f32 (include/pto/cpu/TColSum.hpp, TColMax.hpp, their "
+        "static_asserts); the NPU code also for i16/i32 (npu/a2a3/TColSum.hpp, npu/a2a3/TColReduceOps.hpp)",
+        _integer_column_reduction,
+    ),
+)
+
+
+def simulator_gap(case) -> SimulatorGap | None:
+    return next((g for g in SIMULATOR_GAPS if g.applies(case)), None)
 
 
 def explain(case, found) -> tuple[list, set[str]]:

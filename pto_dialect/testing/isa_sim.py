@@ -61,7 +61,23 @@ PTO_INTERNAL void TCVT_IMPL(TileDataD& dst, TileDataS& src, TmpTileData&, RoundM
 {
     TCVT_IMPL(dst, src, mode, needSetCtrl);
 }
+// pto-isa's TCI with a scratch tile (what ptoas emits for tci) has no CPU
+// definition either: the same, without the scratch.
+template <typename TileData, typename TileDataTmp, typename T, int descending>
+PTO_INTERNAL void TCI_IMPL(TileData& dst, T start, TileDataTmp&)
+{
+    TCI_IMPL<TileData, T, descending>(dst, start);
+}
 }  // namespace pto
+
+// What ptoas's driver turns its marker calls into when it prints C++
+// (PTOAS tools/ptoas/ptoas.cpp, rewriteTileGetSetValueMarkers): member calls.
+#define PTOAS__TILE_SET_VALUE(dst, offset, val) (dst).SetValue((offset), (val))
+#define PTOAS__TILE_GET_VALUE(src, offset) (src).GetValue((offset))
+#define PTOAS__TILE_DATA(obj) (obj).data()
+#define PTOAS__TILE_SET_VALIDSHAPE(obj, r, c) (obj).SetValidShape((r), (c))
+#define PTOAS__TILE_GET_VALID_ROW(obj) (obj).GetValidRow()
+#define PTOAS__TILE_GET_VALID_COL(obj) (obj).GetValidCol()
 """
 
 RUNNER = r"""
@@ -84,6 +100,10 @@ struct Writer {
     bytes.insert(bytes.end(), b, b + sizeof(T));
   }
 };
+// The case's vec tiles go from 64 KiB up: the scratch ptoas's planner adds
+// for a vector op (a tci or tcvt tmp) sits at the bottom of vec.
+constexpr std::uintptr_t kFirstVecAddr = 64 * 1024;
+constexpr std::uintptr_t kUnset = ~std::uintptr_t(0);
 inline std::uintptr_t next_addr[16];
 
 template <class T> T make_tile(unsigned vr, unsigned vc) {
@@ -96,6 +116,7 @@ template <class T> T make_tile(unsigned vr, unsigned vc) {
 // spaces ask), every element set by logical position.
 template <class T> void place(T& t, Reader& in) {
   std::uintptr_t& a = next_addr[static_cast<int>(T::Loc)];
+  if (a == kUnset) a = T::Loc == pto::TileType::Vec ? kFirstVecAddr : 0;
   TASSIGN(t, a);
   a += (T::GetSizeInBytes() + 511) / 512 * 512;
   for (int r = 0; r < T::Rows; ++r)
@@ -106,7 +127,7 @@ template <class T> void collect(T& t, Writer& out) {
     for (int c = 0; c < T::Cols; ++c) out.put<typename T::DType>(t.GetElement(r, c));
 }
 inline void reset() {
-  for (auto& a : next_addr) a = 0;
+  for (auto& a : next_addr) a = kUnset;
 }
 }  // namespace pto_oracle
 """
@@ -172,7 +193,7 @@ def translate(tool: oracles.Tool, modules: dict[str, str], arch: str) -> Transla
     in one run (`--split-input-file`); `arch` as pto-test-opt names it."""
     names = list(modules)
     joined, starts = oracles.join_chunks([modules[n] for n in names])
-    args = [f"--pass-pipeline={TRANSLATE_PIPELINE.format(arch=arch)}", "--split-input-file", "-o", os.devnull, "-"]
+    args = [f"--pto-arch={arch}", f"--pass-pipeline={TRANSLATE_PIPELINE.format(arch=arch)}", "--split-input-file", "-o", os.devnull, "-"]
     result = oracles.run(tool.require(), args, joined)
     refused: dict[str, str] = {}
     for verdict_name, verdict in zip(names, oracles._verdicts(oracles.ToolRun(1, "", result.err), starts, [0] + [1] * (len(names) - 1))):

@@ -211,8 +211,9 @@ def parse_many(tool: Tool, texts: list[str]) -> list[Verdict]:
 
 def level3_many(tool: Tool, texts: list[str], arch: str) -> list[Verdict]:
     """ptoas's level3 pipeline with InsertSync on each text, for `arch`
-    as pto-test-opt names it (`a3` or `a5`)."""
-    return _many(tool.require(), [f"--pass-pipeline={LEVEL3_PIPELINE.format(arch=arch)}"], texts)
+    as pto-test-opt names it (`a3` or `a5`; also the parser's target, as
+    the ptoas driver sets it: it decides a left tile's blayout)."""
+    return _many(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL3_PIPELINE.format(arch=arch)}"], texts)
 
 
 _TARGET_ARCH = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
