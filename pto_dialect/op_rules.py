@@ -6,7 +6,8 @@ calls, named beside each rule here), checked against ptoas itself by the
 oracle tests (test/python/test_oracle_ptoas.py, test_oracle_isa.py).
 
 Like ptoas, the arch comes from the module's `pto.target_arch` (a5, else
-a2a3; `a3` names a2a3), and a rule only judges what its types say
+a2a3; `a3` names a2a3; the one rule that tells a3 from a2, trecip in place,
+takes the name ptoas's driver gives: a3 unless the module says a2), and a rule only judges what its types say
 statically: a `?` dimension never fails a comparison. Operands that are not
 `!pto.tile_buf` (the ranked tensors and partition views the op table also
 admits) are left to the kind checks.
@@ -18,7 +19,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
-from .types import DYNAMIC, TileBufType, tile_type
+from .types import DTYPE_BYTES, DYNAMIC, LOW_PRECISION, TileBufType, ViewType, pto_type, tile_type
 
 Check = Callable[["RuleContext", ir.Operation], None]
 
@@ -30,6 +31,7 @@ class RuleContext:
     def __init__(self, rules, arch: str) -> None:
         self.rules = rules
         self.arch = arch
+        self.ptoas_arch = rules.ptoas_arch  # a2, a3 or a5 (targets.ptoas_arch_name)
 
     def fail(self, op: ir.Operation, message: str) -> None:
         self.rules.op_error(op, message)
@@ -160,10 +162,10 @@ def _vec_common(cx: RuleContext, op: ir.Operation, t: TileBufType, name: str) ->
     return True
 
 
-def float_unary(element_message: str = "expects element type to be f16 or f32", tmp_bytes: int = 0) -> Check:
+def float_unary(element_message: str = "expects element type to be f16 or f32", tmp_bytes: int = 0, distinct_on_a3: bool = False) -> Check:
     """TExpOp, TLogOp, TSqrtOp, TRsqrtOp, TRecipOp::verify:
     verifyVecTileUnaryOp, the same valid shape, f16/f32 only (a trsqrt tmp
-    of at least 32 bytes)."""
+    of at least 32 bytes; trecip on a3 not in place)."""
 
     def check(cx: RuleContext, op: ir.Operation) -> None:
         ops = cx.operands(op)
@@ -186,7 +188,11 @@ def float_unary(element_message: str = "expects element type to be f16 or f32", 
             if not _vec_common(cx, op, tmp, "tmp"):
                 return
             if tmp.element_bytes * tmp.num_elements < tmp_bytes:
-                cx.fail(op, f"expects tmp to be at least {tmp_bytes} bytes when provided")
+                return cx.fail(op, f"expects tmp to be at least {tmp_bytes} bytes when provided")
+        if distinct_on_a3 and cx.ptoas_arch == "a3":
+            layout = cx.rules.layout(op)
+            if op.operands[layout.index("src")] == op.operands[layout.index("dst")]:
+                cx.fail(op, f"expects A3 {op.name.removeprefix('pto.')} src and dst to use different storage")
 
     return check
 
@@ -508,6 +514,232 @@ def treshape(cx: RuleContext, op: ir.Operation) -> None:
         cx.fail(op, "cannot reshape between boxed and non-boxed tile layouts")
 
 
+def _integer_bits(dtype: str) -> int:
+    """The width of an integer element type of any signedness (i8, si8,
+    ui8: ptoas's isInteger(8)), else 0."""
+    digits = dtype.lstrip("isu")
+    return int(digits) if dtype[:1] in "isu" and digits.isdigit() and dtype != digits else 0
+
+
+def _storage_bytes(dtype: str) -> int:
+    return DTYPE_BYTES.get(dtype, 0)
+
+
+_TRANSFER_TYPES = ("f16", "bf16", "f32")
+
+
+def _plain_transfer_type(dtype: str) -> bool:
+    """i8/i16/i32/i64 (any signedness), f16, bf16, f32."""
+    return _integer_bits(dtype) in (8, 16, 32, 64) or dtype in _TRANSFER_TYPES
+
+
+def tload(cx: RuleContext, op: ir.Operation) -> None:
+    """TLoadOp::verify: a partition view into a tile; on a2a3 into vec or
+    mat only, of i8..i64/f16/bf16/f32 (no low-precision type); on a5 of the
+    transfer types (low precision too), an i64 tile padded with null or
+    zero only, a vec tile ND, DN or NZ; the same element size on both."""
+    ops = cx.operands(op)
+    dst = ops.get("dst")
+    src = pto_type(op.operands[cx.rules.layout(op).index("src")].type)
+    if not isinstance(dst, TileBufType) or not isinstance(src, ViewType):
+        return
+    if cx.arch != "a5":
+        if dst.dtype in LOW_PRECISION:
+            return cx.fail(op, f"dst: dtype '{dst.dtype}' is not supported by this op yet")
+        if src.dtype in LOW_PRECISION:
+            return cx.fail(op, "expects A2/A3 tload low-precision element types to be unsupported")
+        if not _plain_transfer_type(dst.dtype):
+            return cx.fail(op, "expects A2/A3 tload dst element type to be i8/i16/i32/i64/u64/f16/bf16/f32")
+        if dst.loc not in ("vec", "mat"):
+            return cx.fail(op, "expects A2/A3 tload dst to use loc=vec or loc=mat")
+        if _storage_bytes(src.dtype) != _storage_bytes(dst.dtype):
+            cx.fail(op, "expects src and dst element types to have the same bitwidth")
+        return
+    if _storage_bytes(src.dtype) != _storage_bytes(dst.dtype):
+        return cx.fail(op, "expects src and dst element types to have the same element size")
+    if _storage_bytes(dst.dtype) not in (1, 2, 4, 8):
+        return cx.fail(op, "expects A5 tload dst element size to be 1, 2, 4, or 8 bytes")
+    for name, dtype in (("src", src.dtype), ("dst", dst.dtype)):
+        if not (_plain_transfer_type(dtype) or dtype in LOW_PRECISION):
+            return cx.fail(op, f"expects A5 tload {name} element type to be i8/i16/i32/i64/f16/bf16/f32/f8/hif8/fp4")
+    if _integer_bits(dst.dtype) == 64 and dst.pad not in (0, 1):
+        return cx.fail(op, "expects A5 i64/u64 tload dst pad to be null or zero")
+    if dst.loc == "vec" and (dst.blayout, dst.slayout) not in (("row_major", "none_box"), ("col_major", "none_box"), ("col_major", "row_major")):
+        cx.fail(op, "expects A5 tload vec dst layout to be ND, DN, or NZ")
+
+
+_NO_RELU = "#pto<relu_pre_mode no_relu>"
+
+
+def tmov(cx: RuleContext, op: ir.Operation) -> None:
+    """TMovOp::verify for its forms without a third tile or with an fp
+    (scaling) one: matching shapes (a mat source always, on a2a3 any), the
+    pairs of spaces the target moves between (mat to left, right, bias or
+    scaling; vec to vec; acc to mat or vec; on a5 also vec to mat), the
+    options only acc sources take, and on a2a3 an acc-to-mat destination
+    fractal of 512. (The a5 X-to-ZZ form, with a non-scaling third tile, is
+    not checked here.)"""
+    ops = cx.operands(op)
+    tiles = _tiles(ops, "src", "dst")
+    if tiles is None:
+        return
+    src, dst = tiles
+    fp = ops.get("fp")
+    if isinstance(fp, TileBufType) and fp.loc != "scaling":
+        if cx.arch != "a5":
+            cx.fail(op, "X-to-ZZ tmov is only supported on A5")
+        return
+    if "grpAxis" in op.attributes:
+        return cx.fail(op, "expects grpAxis only on the X-to-ZZ form with a non-scaling third tile")
+    if cx.arch != "a5":
+        for name, t in (("src", src), ("dst", dst), ("fp", fp)):
+            if isinstance(t, TileBufType) and t.dtype in LOW_PRECISION:
+                return cx.fail(op, f"{name}: dtype '{t.dtype}' is not supported by this op yet")
+    has_fp, has_quant = isinstance(fp, TileBufType), "preQuantScalar" in ops
+    if has_fp and has_quant:
+        return cx.fail(op, "expects fp and preQuantScalar forms to be mutually exclusive")
+    if src.loc == "mat" and src.shape != dst.shape:
+        return cx.fail(op, "expects mat-source tmov to use matching src/dst shapes")
+    if cx.arch != "a5" and src.loc != "mat" and src.shape != dst.shape:
+        return cx.fail(op, "expects A2/A3 non-mat tmov to use matching src/dst shapes")
+    pair = (src.loc, dst.loc)
+    acc_to_mat, acc_to_vec = pair == ("acc", "mat"), pair == ("acc", "vec")
+    ok = (src.loc == "mat" and dst.loc in ("left", "right", "bias", "scaling")) or pair == ("vec", "vec") or acc_to_mat or acc_to_vec
+    if not ok and not (cx.arch == "a5" and pair == ("vec", "mat")):
+        return cx.fail(op, "expects a supported tmov address-space pair for this target")
+    if "accToVecMode" in op.attributes and not acc_to_vec:
+        return cx.fail(op, "expects accToVecMode to be used only for acc-to-vec tmov")
+    relu = "reluPreMode" in op.attributes and str(op.attributes["reluPreMode"]) != _NO_RELU
+    if relu and not (acc_to_mat or acc_to_vec):
+        return cx.fail(op, "expects reluPreMode form to use loc=acc src")
+    if has_quant and not (acc_to_mat or acc_to_vec):
+        return cx.fail(op, "expects preQuantScalar form to use loc=acc src")
+    if has_fp:
+        if not (src.dtype == "f32" or _integer_bits(src.dtype) == 32):
+            return cx.fail(op, "expects fp form src to have element type f32, i32")
+        if not (acc_to_mat or acc_to_vec):
+            return cx.fail(op, "expects fp form to use loc=acc src")
+    if (has_fp or has_quant) and "accToVecMode" in op.attributes and "dual" in str(op.attributes["accToVecMode"]).lower():
+        return cx.fail(op, "expects fp/preQuantScalar acc-to-vec forms to use single-mode accToVecMode")
+    if src.loc == "acc" and (has_fp or relu) and (src.blayout, src.slayout) != ("col_major", "row_major"):
+        return cx.fail(op, "expects acc-source fp/relu tmov src to use blayout=col_major and slayout=row_major")
+    if has_fp and cx.arch != "a5" and acc_to_mat and (dst.blayout, dst.slayout) != ("col_major", "row_major"):
+        return cx.fail(op, "expects fp tmov dst to use blayout=col_major and slayout=row_major")
+    if acc_to_mat and cx.arch != "a5" and dst.fractal != 512:
+        cx.fail(op, "expects A2/A3 acc-to-mat tmov destination fractal to be 512")
+
+
+def tconcat(cx: RuleContext, op: ir.Operation) -> None:
+    """TConcatOp::verify: one element type, dst's valid rows those of both
+    sources, both sources' valid columns within dst's columns, vec tiles
+    (row-major on a5) of i8/i16/i32/f16/f32/bf16."""
+    tiles = _tiles(cx.operands(op), "src0", "src1", "dst")
+    if tiles is None:
+        return
+    src0, src1, dst = tiles
+    for name, t in zip(("src0", "src1", "dst"), tiles):
+        if t.dtype in LOW_PRECISION:
+            return cx.fail(op, f"{name}: dtype '{t.dtype}' is not supported by this op yet")
+    if not src0.dtype == src1.dtype == dst.dtype:
+        return cx.fail(op, "expects src0, src1, and dst to have the same element type")
+    for name, t in (("src0", src0), ("src1", src1)):
+        if not _same_valid(t, dst, 0):
+            return cx.fail(op, f"expects {name} valid row to match dst valid row")
+    if DYNAMIC not in (src0.valid_col, src1.valid_col) and src0.valid_col + src1.valid_col > dst.cols:
+        return cx.fail(op, "expects src0.valid_col + src1.valid_col <= dst.cols")
+    for name, t in zip(("src0", "src1", "dst"), tiles):
+        if t.loc != "vec":
+            return cx.fail(op, f"expects {name} to use loc=vec")
+    if cx.arch == "a5" and any(t.blayout != "row_major" for t in tiles):
+        return cx.fail(op, "expects src0, src1, and dst to use row-major layout")
+    if not (dst.dtype in ("f16", "f32", "bf16") or _integer_bits(dst.dtype) in (8, 16, 32)):
+        cx.fail(op, "expects element type to be i8, i16, i32, f16, f32, or bf16")
+
+
+_FP4_PACKED = ("!pto.f4E1M2x2", "!pto.f4E2M1x2")
+
+
+def _logical_extent(t: TileBufType, valid: bool) -> tuple[int, int]:
+    """getLogicalTileExtentVec: the shape (or valid shape), with the packed
+    dimension of a two-per-byte fp4 type counted in elements."""
+    dims = list(t.valid if valid else t.shape)
+    if t.dtype in _FP4_PACKED:
+        packed = 0 if t.blayout == "col_major" else 1
+        if dims[packed] != DYNAMIC:
+            dims[packed] *= 2
+    return (dims[0], dims[1])
+
+
+def _tcvt_tmp_bytes(src: TileBufType, dst: TileBufType) -> int:
+    """The scratch a2a3's non-saturating f32->i16, f16->i16 or f16->i8 TCVT
+    needs (TCvtOp::verify, after pto-isa's npu/a2a3/TCvt.hpp)."""
+    rows, cols = dst.valid
+    if src.dtype == "f32" and rows > 0 and cols > 0:
+        head = 4 * 64 * min(cols // 64, 255)
+        remainder = cols % 64
+        tail = 0 if remainder == 0 else 32 * ((min(rows, 255) - 1) * (src.cols // 8) + -(-remainder // 8))
+        return max(head, tail)
+    if src.dtype == "f16" and cols > 0:
+        width = min(cols, 64)
+        to_i16 = 32 * -(-width // 8)
+        return max(to_i16, 128 + 32 * -(-width // 16)) if _integer_bits(dst.dtype) == 8 else to_i16
+    return 0
+
+
+def tcvt(cx: RuleContext, op: ir.Operation) -> None:
+    """TCvtOp::verify: src and dst of the same shape and valid shape; a tmp
+    a vec tile; on a2a3 no low-precision type, and a tmp large enough for
+    the conversions that use it; on a5 the low-precision pairs its TCVT has."""
+    ops = cx.operands(op)
+    tiles = _tiles(ops, "src", "dst")
+    if tiles is None:
+        return
+    src, dst = tiles
+    for valid, message in ((False, "compatible shapes"), (True, "the same valid_shape")):
+        a, b = _logical_extent(src, valid), _logical_extent(dst, valid)
+        if any(x != DYNAMIC and y != DYNAMIC and x != y for x, y in zip(a, b)):
+            return cx.fail(op, f"expects src and dst to have {message}")
+    tmp = ops.get("tmp")
+    if cx.arch == "a5":
+        if (src.dtype in LOW_PRECISION or dst.dtype in LOW_PRECISION) and not _a5_low_precision_pair(src.dtype, dst.dtype):
+            return cx.fail(op, "expects A5 tcvt low-precision type pairs to match PTO-ISA support")
+        if isinstance(tmp, TileBufType):
+            _vec_common(cx, op, tmp, "tmp")
+        return
+    if src.dtype in LOW_PRECISION or dst.dtype in LOW_PRECISION:
+        return cx.fail(op, "expects A2/A3 tcvt low-precision element types to be unsupported")
+    if not isinstance(tmp, TileBufType) or not _vec_common(cx, op, tmp, "tmp"):
+        return
+    saturating = "sat_mode" in op.attributes and "OFF" not in str(op.attributes["sat_mode"])
+    needs_tmp = not saturating and (
+        (src.dtype == "f32" and _integer_bits(dst.dtype) == 16) or (src.dtype == "f16" and _integer_bits(dst.dtype) in (8, 16))
+    )
+    if not needs_tmp:
+        return
+    if DYNAMIC in dst.valid:
+        return cx.fail(op, "expects static src shape and dst valid_shape to verify tcvt tmp")
+    required = _tcvt_tmp_bytes(src, dst)
+    if tmp.element_bytes * tmp.num_elements < required:
+        cx.fail(op, f"expects tcvt tmp capacity to be at least {required} bytes")
+
+
+def _a5_low_precision_pair(s: str, d: str) -> bool:
+    """isA5LowPrecisionTCvtPair: f32 to f8/hif8, f16 to hif8, bf16 to fp4
+    and back, f8/hif8 to f32."""
+    f8 = {t for t in LOW_PRECISION if t.startswith("f8")}
+    if s == "f32":
+        return d in f8 or d == "!pto.hif8"
+    if s == "f16":
+        return d == "!pto.hif8"
+    if s == "bf16":
+        return d in _FP4_PACKED
+    if s in _FP4_PACKED:
+        return d == "bf16"
+    if s in f8 or s == "!pto.hif8":
+        return d == "f32"
+    return False
+
+
 def _arch_message(a2a3: str, a5: str) -> Callable[[str], str]:
     return lambda arch: a5 if arch == "a5" else a2a3
 
@@ -565,7 +797,7 @@ RULES: dict[str, Check] = {
     "pto.tlog": float_unary(),
     "pto.tsqrt": float_unary("expects src and dst element type to be float or half"),
     "pto.trsqrt": float_unary(tmp_bytes=32),
-    "pto.trecip": float_unary(),
+    "pto.trecip": float_unary(distinct_on_a3=True),
     "pto.tneg": tneg,
     "pto.tabs": vec_unary(("f16", "f32"), lambda arch: "expects element type to be f16 or f32"),
     "pto.trelu": vec_unary(
@@ -585,5 +817,9 @@ RULES: dict[str, Check] = {
     "pto.tmatmul": matmul_a5_layouts,
     "pto.tmatmul_acc": matmul_a5_layouts,
     "pto.treshape": treshape,
+    "pto.tload": tload,
+    "pto.tmov": tmov,
+    "pto.tconcat": tconcat,
+    "pto.tcvt": tcvt,
 }
 """ptoas's rules per op (generic op names)."""

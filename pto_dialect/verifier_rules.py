@@ -112,8 +112,10 @@ class Rules:
     are uniqued and do not change while the rules run, so what is learnt
     about one is kept for the next op that has it."""
 
-    def __init__(self, arch: str) -> None:
+    def __init__(self, arch: str, ptoas_arch: str | None = None) -> None:
         self.arch = arch
+        # a2, a3 or a5: the few rules of ptoas that tell a2 from a3 (targets.ptoas_arch_name)
+        self.ptoas_arch = ptoas_arch or ("a5" if arch == "a5" else "a3")
         self.ok = True
         self._type_problem: dict[ir.Type, str | None] = {}
         self._kind_problem: dict[str, dict[ir.Type, str | None]] = {DPS: {}, ENTRY: {}}
