@@ -141,7 +141,7 @@ REQUIRED_FEATURES = {
     "late_view", "carried_partial_if_reload", "carried_partial_setval", "carried_partial_subview_load",
     "carried_partial_subview_op", "carried_partial_treshape_op", "matmul_tail", "two_loops", "reads_earlier_output",
     # tiles and ops
-    "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_mat", "user_addr", "user_multi_tile",
+    "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_vec", "user_addr", "user_multi_tile",
     "if_writes", "if_yields_tile",
     # loop-carried data
     "acc_memory", "acc_iter_args", "ping_pong", "carried_in_body",
