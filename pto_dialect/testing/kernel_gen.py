@@ -37,7 +37,7 @@ What varies, per kernel:
   kernel is made, so ops join as the interpreter learns them): element-wise
   binary, with a scalar, unary (`OP_FAMILIES`; division and transcendental
   ones on float tiles only), tcvt with and without a rounding mode, tmov
-  through mat; row and column reductions into a column (col_major Rx1 or
+  vec to vec; row and column reductions into a column (col_major Rx1 or
   row_major with valid Rx1) or a 1xC row, with scratch `tmp`, broadcast
   back (`trowexpand`, `trowexpand<op>` with a column or a 32-byte block per
   row, `tcolexpand`, `tcolexpand<op>`) or stored; texpands, tsetval,
@@ -1011,8 +1011,13 @@ class _Generator:
         arch = self.arch or "a2a3"
         return self.rng.choice([n for n in names if op_rules.allows(n, arch, dtype)] or ["tadd"])
 
-    def choose_op(self, family: str, dtype: str) -> str:
-        name = self.rng.choice(self.op_names(family, dtype))
+    def choose_op(self, family: str, dtype: str, in_place: bool = False) -> str:
+        names = self.op_names(family, dtype)
+        if in_place and self.arch != "a5":
+            # ptoas refuses trecip in place on a3, what it names a module without a target
+            # (op_rules.float_unary); a2 and a5 allow it
+            names = [n for n in names if n != "trecip"] or names
+        name = self.rng.choice(names)
         self.b.features.add(f"op_{name}")
         return name
 
@@ -1046,7 +1051,7 @@ class _Generator:
             b.op(self.choose_op("scalar", dtype), [a, self.scalar(dtype)], d)
         elif kind == "unary":
             d, new = self.destination(scope, dtype, [a])
-            b.op(self.choose_op("unary", dtype), [a], d)
+            b.op(self.choose_op("unary", dtype, in_place=d is a), [a], d)
         elif kind == "cvt":
             target = rng.choice([t for t in CVT_TARGETS[dtype] if self.vector_dtype_ok(t)] or CVT_TARGETS[dtype])
             d, new = self.new_vec(scope, target, a.region), True
@@ -1057,11 +1062,11 @@ class _Generator:
             b.op("tcvt", [a], d, attrs)
             b.features.add("tcvt")
         elif kind == "mov":
-            staged = b.alloc(self.vec_type(dtype, region=a.region, loc="mat"), in_loop=scope.in_loop, region=a.region)
-            b.op("tmov", [a], staged)
+            # vec to vec: ptoas moves vec tiles into mat on a5 only, and mat tiles
+            # only into the cube's spaces (TMovOp::verify)
             d, new = self.new_vec(scope, dtype, a.region), True
-            b.op("tmov", [staged], d)
-            b.features.add("tmov_mat")
+            b.op("tmov", [a], d)
+            b.features.add("tmov_vec")
         elif kind == "if":
             d, new = self.destination(scope, dtype, [a])
             cond = self.parity(scope)
@@ -1152,7 +1157,7 @@ class _Generator:
             if rng.random() < 0.5:
                 b.op(self.choose_op("scalar", a.dtype), [source, self.scalar(a.dtype)], sv)
             else:
-                b.op(self.choose_op("unary", a.dtype), [source], sv)
+                b.op(self.choose_op("unary", a.dtype, in_place=source is sv), [source], sv)
             self.touched(scope, a)
             b.features.add("subview_write")
             return True
