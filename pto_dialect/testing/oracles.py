@@ -32,6 +32,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..targets import ptoas_arch_name
+
 PTO_PARSE = "PTO_PARSE"
 PTO_TEST_OPT = "PTO_TEST_OPT"
 PTO_ISA_INCLUDE = "PTO_ISA_INCLUDE"
@@ -44,6 +46,9 @@ SPLIT_MARKER = "// -----"
 LEVEL3_PIPELINE = "builtin.module(pto-ptoas-pipeline{{arch={arch} level=level3 sync=insert-sync emitc=false}})"
 """ptoas's own pass order for a kernel with addresses (level3): multi-tile
 slots resolved, the level3 address checks, implicit tmps, InsertSync."""
+LEVEL2_PIPELINE = "builtin.module(pto-ptoas-pipeline{{arch={arch} level=level2 sync=insert-sync emitc=false}})"
+"""The same for a kernel without addresses: ptoas plans its memory itself
+(what ptoas makes of one of our inputs)."""
 
 TOOL_TIMEOUT = 300  # seconds for one run of a tool over many chunks
 
@@ -216,14 +221,19 @@ def level3_many(tool: Tool, texts: list[str], arch: str) -> list[Verdict]:
     return _many(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL3_PIPELINE.format(arch=arch)}"], texts)
 
 
+def level2_many(tool: Tool, texts: list[str], arch: str) -> list[Verdict]:
+    """ptoas's level2 pipeline (its own memory planning) on each text."""
+    return _many(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL2_PIPELINE.format(arch=arch)}"], texts)
+
+
 _TARGET_ARCH = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
 
 
 def ptoas_arch(text: str) -> str:
-    """The `arch=` pto-test-opt takes for a module: `a5` for an a5 module,
-    else `a3` (ptoas's name of the a2a3 target's parser arch)."""
+    """The `arch=` pto-test-opt takes for a module: what ptoas's driver
+    names its target (a2, a3 or a5; targets.ptoas_arch_name)."""
     m = _TARGET_ARCH.search(text)
-    return "a5" if m and m.group(1).lower() == "a5" else "a3"
+    return ptoas_arch_name(m.group(1) if m else None)
 
 
 _SSA_NAME = re.compile(r"%[\w$.\-]+|\^[\w$.\-]+")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import pytest
 from mlir import ir
@@ -48,12 +49,17 @@ def _all():
     return kernels + gen_kernels, outputs + gen_outputs, refused + gen_refused
 
 
-def _input_verdicts(tool: oracles.Tool, kernels: list[printed.Kernel], outputs: list[printed.Printed]) -> dict[str, oracles.Verdict]:
-    """ptoas's verdict on each kernel: on its text, or, for a text in our
-    generic form (which ptoas does not read), on our round trip of it."""
+def _ptoas_texts(kernels: list[printed.Kernel], outputs: list[printed.Printed]) -> dict[str, str]:
+    """Each kernel's text for ptoas: its own, or, for a text in our generic
+    form (which ptoas does not read), our round trip of it."""
     trips = {o.kernel.origin: o.text for o in outputs if o.pipeline.name == "roundtrip"}
-    texts = [trips.get(k.origin, k.text) if printed.is_generic_form(k.text) else k.text for k in kernels]
-    return {k.origin: v for k, v in zip(kernels, oracles.parse_many(tool, texts))}
+    return {k.origin: trips.get(k.origin, k.text) if printed.is_generic_form(k.text) else k.text for k in kernels}
+
+
+def _input_verdicts(tool: oracles.Tool, kernels: list[printed.Kernel], outputs: list[printed.Printed]) -> dict[str, oracles.Verdict]:
+    """ptoas's verdict on each kernel (`_ptoas_texts`)."""
+    texts = _ptoas_texts(kernels, outputs)
+    return {k.origin: v for k, v in zip(kernels, oracles.parse_many(tool, [texts[k.origin] for k in kernels]))}
 
 
 def test_ptoas_reads_everything_we_print(pto_parse):
@@ -78,22 +84,85 @@ def _message(error: str) -> str:
     return error.split(": error: ", 1)[-1]
 
 
-def test_ptoas_level3_pipeline_accepts_every_allocated_output(pto_test_opt, pto_parse):
+@dataclass(frozen=True)
+class KnownFailure:
+    """An allocated output ptoas's level3 pipeline refuses, though ptoas
+    compiles the input, for a reason that is ptoas's: which outputs, the
+    error ptoas gives, why."""
+
+    origin: re.Pattern  # matched against "ORIGIN (PIPELINE)"
+    error: re.Pattern
+    reason: str
+
+
+LEVEL3_KNOWN = (
+    KnownFailure(
+        re.compile(r"^test/Transforms/LowerPipelineLoops/nested\.pto:1 \(switch-on\)"),
+        re.compile(r"operand #0 does not dominate this use"),
+        "ptoas bug: its InsertSync, on one multi-tile whose slots two sibling inner loops rotate, leaves a "
+        "use of a slot index before its definition (the same output passes the pipeline with sync=none)",
+    ),
+)
+
+
+def _known(where: str, error: str) -> KnownFailure | None:
+    return next((k for k in LEVEL3_KNOWN if k.origin.search(where) and k.error.search(error)), None)
+
+
+@dataclass
+class Level3:
+    """ptoas's level3 pipeline on every allocated output."""
+
+    checked: int
+    failures: list[str]
+    issue_22: list[str]
+    known: dict  # KnownFailure -> the outputs it explains
+    input_refused: list[str]  # ptoas does not compile the input either, for the same reason
+
+
+@pytest.fixture(scope="module")
+def level3(pto_test_opt, pto_parse) -> Level3:
     kernels, outputs, _ = _all()
     inputs = _input_verdicts(pto_parse, kernels, outputs)
     allocated = [o for o in outputs if o.pipeline.allocates and inputs[o.kernel.origin].accepted]
     by_arch = defaultdict(list)
     for out in allocated:
         by_arch[oracles.ptoas_arch(out.text)].append(out)
-    failures, issue_22 = [], []
+    refused = []
     for arch, outs in by_arch.items():
         for out, verdict in zip(outs, oracles.level3_many(pto_test_opt, [o.text for o in outs], arch)):
-            if verdict.accepted:
-                continue
-            where = f"{out.kernel.origin} ({out.pipeline.name}, {arch}): {verdict.first_error}"
-            (issue_22 if ISSUE_22.search(verdict.first_error) else failures).append(where)
-    assert len(allocated) > 300
-    assert not failures, "ptoas's level3 pipeline refuses what we allocate:\n" + "\n".join(failures)
+            if not verdict.accepted:
+                refused.append((out, verdict.first_error))
+    result = Level3(len(allocated), [], [], defaultdict(list), [])
+    # what ptoas makes of the input itself, planning its memory (level2): the
+    # same refusal there is the input's, not our output's
+    texts = _ptoas_texts(kernels, outputs)
+    wanted = sorted({out.kernel.origin for out, error in refused if not ISSUE_22.search(error)})
+    own = dict(zip(wanted, (oracles.level2_many(pto_test_opt, [texts[o]], oracles.ptoas_arch(texts[o]))[0] for o in wanted)))
+    for out, error in refused:
+        where = f"{out.kernel.origin} ({out.pipeline.name})"
+        if ISSUE_22.search(error):
+            result.issue_22.append(where)
+        elif not own[out.kernel.origin].accepted and _message(own[out.kernel.origin].first_error) == _message(error):
+            result.input_refused.append(where)
+        elif (k := _known(where, error)) is not None:
+            result.known[k].append(where)
+        else:
+            result.failures.append(f"{where}: {error}")
+    return result
+
+
+def test_ptoas_level3_pipeline_accepts_every_allocated_output(level3):
+    assert level3.checked > 300
+    assert not level3.failures, "ptoas's level3 pipeline refuses what we allocate:\n" + "\n".join(level3.failures)
+    # each known failure still happens (else its entry is stale), and they stay few
+    assert set(level3.known) == set(LEVEL3_KNOWN), [k.reason for k in LEVEL3_KNOWN if k not in level3.known]
+    assert len(level3.input_refused) + sum(map(len, level3.known.values())) < level3.checked // 20
+
+
+@pytest.mark.xfail(reason="issue 22: ptoas's level3 wants explicit tmp operands (trowsum, tci, narrowing tcvt, ...)", strict=True)
+def test_ptoas_level3_needs_no_tmp_operands_we_leave_out(level3):
+    assert not level3.issue_22, f"{len(level3.issue_22)} of {level3.checked} outputs: " + ", ".join(level3.issue_22)
 
 
 def test_ptoas_prints_our_round_trip_as_it_prints_the_input(pto_parse):
