@@ -611,6 +611,18 @@ def cases_for(op: str, rng: random.Random) -> Case:
     return FAMILIES[op](rng)
 
 
+CI_SEED = 27
+CI_CASES = 720
+CI_VARIANTS = 3
+
+
+def ci_batch() -> list[Case]:
+    """The bounded batch the oracle tests run (docs/semantics.md's table is
+    its report): CI_CASES cases over every family, CI_VARIANTS element sets
+    per compiled function, then every tcvt mode of both targets."""
+    return generate(CI_SEED, CI_CASES, variants=CI_VARIANTS) + tcvt_modes()
+
+
 def generate(seed: int, count: int, ops=None, variants: int = 1) -> list[Case]:
     """`count` cases, every op in turn (`ops`: those only); `variants`
     consecutive cases share their types and differ in their elements (one

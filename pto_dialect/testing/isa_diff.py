@@ -321,6 +321,7 @@ class Report:
     not_simulated: Counter = field(default_factory=Counter)  # the NPU implements it, the simulator does not (isa_choices.SIMULATOR_GAPS)
     isa_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run refuses it too
     isa_only_refuses: list[tuple[Case, str]] = field(default_factory=list)  # pto-isa does not compile it, pto-run runs it
+    outcomes: list[str] = field(default_factory=list)  # per case given, in order: one of OUTCOMES
 
     def table(self) -> str:
         rows = ["| op | cases run | agreed | refused by pto-run (the target lacks it) | where the NPU code decides (cases) |", "|---|---:|---:|---:|---|"]
@@ -344,46 +345,68 @@ def _judged_once(judge, cases: list[Case]) -> list:
     return [verdicts[unique[(c.arch, c.function("c"))]] for c in cases]
 
 
+OUTCOMES = ("agreed", "mismatch", "strict", "only ours", "only ptoas", "both refuse", "not simulated", "isa refuses", "isa only refuses")
+"""What became of a case: run and agreed (bit for bit or as a choice
+explains), run and differing, refused by pto-run as the target lacks it,
+refused by one verifier, by both, not compiled by the simulator though the
+NPU has it, not compiled by pto-isa and refused by pto-run, not compiled by
+pto-isa but run by pto-run."""
+
+
 def differential(cases: list[Case], tool_parse: oracles.Tool, tool_opt: oracles.Tool, toolchain: oracles.IsaToolchain) -> Report:
-    report = Report()
+    report = Report(outcomes=[""] * len(cases))
     ours = _judged_once(ours_accepts, cases)
     theirs = _judged_once(lambda batch: ptoas_accepts(tool_parse, batch), cases)
-    runnable: dict[str, list[Case]] = defaultdict(list)
-    for case, o, t in zip(cases, ours, theirs):
+    runnable: dict[str, list[int]] = defaultdict(list)
+    for k, (case, o, t) in enumerate(zip(cases, ours, theirs)):
         if o is None and t is None:
-            runnable[case.arch].append(case)
+            runnable[case.arch].append(k)
         elif o is None:
             report.only_ours.append((case, t))
+            report.outcomes[k] = "only ours"
         elif t is None:
             report.only_ptoas.append((case, o))
+            report.outcomes[k] = "only ptoas"
         else:
             report.both_refuse[case.op] += 1
-    for arch, batch in runnable.items():
+            report.outcomes[k] = "both refuse"
+    for arch, indices in runnable.items():
+        batch = [cases[k] for k in indices]
         mine = run_interpreter(batch, arch)
         sim = run_simulator(tool_opt, toolchain, batch, arch)
-        for case, a, b in zip(batch, mine, sim):
-            if b.by_ptoas:
-                report.only_ours.append((case, b.refused))
-                continue
-            if b.refused and not a.refused and simulator_gap(case) is not None:
-                report.not_simulated[case.op] += 1
-                continue
-            if b.refused:
-                # what pto-isa refuses, pto-run must refuse too
-                (report.isa_refuses if a.refused else report.isa_only_refuses).append((case, b.refused))
-                continue
-            report.run[case.op] += 1
-            if a.refused:
-                if NOT_YET in a.refused:
-                    report.mismatches.append((case, f"pto-run refuses it: {a.refused}"))
-                else:  # a deliberate refusal, citing pto-isa (docs/semantics.md)
-                    report.strict[case.op] += 1
-                continue
-            unexplained, choices = explain(case, differences(case, a, b))
-            if unexplained:
-                report.mismatches.append((case, describe(case, unexplained[0])))
-            else:
-                report.agreed[case.op] += 1
-                for choice in choices:
-                    report.explained[case.op][choice] += 1
+        for k, case, a, b in zip(indices, batch, mine, sim):
+            report.outcomes[k] = _judge(report, case, a, b)
     return report
+
+
+def _judge(report: Report, case: Case, a: Outcome, b: Outcome) -> str:
+    """Record one run case (pto-run's outcome a, the simulator's b) in the
+    report; returns its outcome."""
+    if b.by_ptoas:
+        report.only_ours.append((case, b.refused))
+        return "only ours"
+    if b.refused and not a.refused and simulator_gap(case) is not None:
+        report.not_simulated[case.op] += 1
+        return "not simulated"
+    if b.refused:
+        # what pto-isa refuses, pto-run must refuse too
+        if a.refused:
+            report.isa_refuses.append((case, b.refused))
+            return "isa refuses"
+        report.isa_only_refuses.append((case, b.refused))
+        return "isa only refuses"
+    report.run[case.op] += 1
+    if a.refused:
+        if NOT_YET in a.refused:
+            report.mismatches.append((case, f"pto-run refuses it: {a.refused}"))
+            return "mismatch"
+        report.strict[case.op] += 1  # a deliberate refusal, citing pto-isa (docs/semantics.md)
+        return "strict"
+    unexplained, choices = explain(case, differences(case, a, b))
+    if unexplained:
+        report.mismatches.append((case, describe(case, unexplained[0])))
+        return "mismatch"
+    report.agreed[case.op] += 1
+    for choice in choices:
+        report.explained[case.op][choice] += 1
+    return "agreed"
