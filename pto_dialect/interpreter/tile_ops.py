@@ -1,4 +1,6 @@
-"""What each pto compute op computes (docs/dialect.md, "Ops"), on numpy arrays.
+"""What each pto compute op computes (docs/dialect.md, "Ops";
+docs/semantics.md: pto-isa's CPU simulator, or the target's NPU code where
+the simulator knowingly differs), on numpy arrays.
 
 Pure functions from input element values to output element values: they
 neither read nor write memory (the evaluator does that). Inputs and results
@@ -9,12 +11,15 @@ bf16 precision.
 Choices where the contract is silent (the PTO ISA docs, docs/isa/<OP>.md
 of pto-isa, leave domain errors "target-defined"):
 - `texp`, `tlog`, `tsqrt`, `trsqrt` are defined for float tiles only (the
-  vector unit has no integer forms); on an integer tile they are a runtime
-  error. Out of their domain they give IEEE results: log(0) = -inf,
+  vector unit has no integer forms; ptoas's verifier, and ours, refuse
+  integer tiles, and here they are a runtime error). Each is the exact
+  result rounded once to the element type, as the simulator computes it in
+  double; out of their domain they give IEEE results: log(0) = -inf,
   log(x < 0) = sqrt(x < 0) = NaN, rsqrt(0) = +inf.
 - `trsqrt` is 1 / sqrt(x) rounded twice, after the sqrt and after the
-  division (the ISA's default implementation: vsqrt then vdiv); its
-  optional `tmp` is neither read nor written (the ISA: "not used").
+  division (vsqrt then vdiv) on a5 and on a2a3 with a `tmp`
+  (npu/a5/TRsqrt.hpp; TRsqrtHighPrecision in npu/a2a3/TUnaryOp.hpp), else
+  rounded once; its `tmp` is neither read nor written.
 - The scalar ops (`tadds tsubs tmuls tdivs tmaxs tmins`) convert their
   scalar to the tile's element type first (integers wrap, floats convert
   like `tcvt`).
@@ -30,17 +35,15 @@ of pto-isa, leave domain errors "target-defined"):
   leaves it target-defined; its CPU simulator asserts).
 - `tneg` negates (integers wrap: -INT_MIN = INT_MIN; floats flip the sign
   bit: -(+0) = -0).
-- `tmax`/`tmin`/`tmaxs`/`tmins` propagate NaN (numpy maximum/minimum).
+- `tmax`/`tmin`/`tmaxs`/`tmins` (and `trelu`, `tabs`) take std::max's and
+  std::min's order, as the simulator does: a NaN second operand loses, and
+  of -0 and 0 the first stays.
 - matmul: as pto-isa's CPU simulator: per output element a running sum
   over k of fused multiply-adds in f32, then the old accumulator added
   (`tmatmul.acc`), rounded once more (integers wrap); the cube unit's own
   order is not in pto-isa's NPU code.
-- `tcvt` rounds as its `rmode` says (ptoas's default CAST_RINT: to nearest,
-  ties to even; NONE rounds like RINT, as ptoas's CAST_NONE does when the
-  conversion loses precision); float -> int then saturates (NaN gives 0).
-  Into a float type every mode is modelled (ROUND: nearest, ties away from
-  zero, what PyPTO asks for f32 -> bf16; FLOOR, CEIL, TRUNC directed; ODD
-  to odd); float -> int has no ODD (a runtime error).
+- `tcvt` converts as the target's TCVT does: conversions.py (the pairs it
+  implements, the rounding of each mode, saturation per target).
 """
 
 from __future__ import annotations
