@@ -138,14 +138,24 @@ def scalar_arith(name: str) -> Check:
 
 
 def tdivs(cx: RuleContext, op: ir.Operation) -> None:
-    """TDivSOp::verify: the tile operand (first or second) and dst, with the
-    element types of tadds."""
+    """TDivSOp::verify: the tile operand (first or second) and dst, vec
+    tiles of one element type and valid shape (verifyScalarTileOp), of
+    i32/i16/f16/f32 (a5 also i8; no bf16 on either)."""
     ops = cx.operands(op)
     src = next((ops[n] for n in ("src", "scalar") if isinstance(ops.get(n), TileBufType)), None)
     dst = ops.get("dst")
     if not isinstance(src, TileBufType) or not isinstance(dst, TileBufType):
         return
-    allowed = _arith_types(cx.arch, True, True)
+    if src.loc != "vec":
+        return cx.fail(op, "expects src to be in the vec address space")
+    if dst.loc != "vec":
+        return cx.fail(op, "expects dst to be in the vec address space")
+    if src.dtype != dst.dtype:
+        return cx.fail(op, "expects src and dst to have the same element type")
+    for axis in (0, 1):
+        if not _same_valid(src, dst, axis):
+            return cx.fail(op, f"expects src and dst to have the same valid_shape[{axis}]")
+    allowed = _arith_types(cx.arch, True, False)
     if src.dtype not in allowed:
         arch = "A5" if cx.arch == "a5" else "A2/A3"
         cx.fail(op, f"expects {arch} tdivs element type to be {_type_list(allowed)}")
@@ -740,6 +750,167 @@ def _a5_low_precision_pair(s: str, d: str) -> bool:
     return False
 
 
+def subview(cx: RuleContext, op: ir.Operation) -> None:
+    """SubViewOp::verify: a result of the sizes, element type, space and
+    layout of the source; valid operands both or neither, constants within
+    the sizes; the result's valid shape the constant valid operand (at most
+    the size), `?` for one that is not constant, any static value within
+    the sizes without one."""
+    src, result = tile_type(op.operands[0].type), tile_type(op.results[0].type)
+    if src is None or result is None or "sizes" not in op.attributes:
+        return
+    sizes = [ir.IntegerAttr(a).value for a in ir.ArrayAttr(op.attributes["sizes"])]
+    if len(sizes) != 2:
+        return
+    if result.shape != tuple(sizes):
+        return cx.fail(op, "expects result shape to match subview sizes")
+    if result.dtype != src.dtype:
+        return cx.fail(op, "expects result element type to match source")
+    if result.loc != src.loc:
+        return cx.fail(op, "expects result address space to match source")
+    if (result.blayout, result.slayout, result.fractal, result.pad, result.compact) != (src.blayout, src.slayout, src.fractal, src.pad, src.compact):
+        return cx.fail(op, "expects result tile config to match source")
+    layout = cx.rules.layout(op)
+    valid = [layout.index(n) for n in ("valid_row", "valid_col")]
+    if (valid[0] is None) != (valid[1] is None):
+        return cx.fail(op, "subview expects valid_row and valid_col to be both present or both absent")
+    for axis, (index, size) in enumerate(zip(valid, sizes)):
+        name = ("valid_row", "valid_col")[axis]
+        have = result.valid[axis]
+        if index is None:
+            if have == DYNAMIC or not 0 <= have <= size:
+                return cx.fail(op, f"expects result valid_shape[{axis}] to match inferred/explicit {name}")
+            continue
+        value = cx.rules.constants(op.operands[index])
+        if value is not None and value < 0:
+            return cx.fail(op, f"{name} must be non-negative when constant")
+        if value is not None and value > size:
+            return cx.fail(op, f"{name} must be <= subview {('row', 'col')[axis]} size")
+        if have != (DYNAMIC if value is None else min(value, size)):
+            return cx.fail(op, f"expects result valid_shape[{axis}] to match inferred/explicit {name}")
+
+
+def _a5_extract_type(dtype: str) -> bool:
+    return dtype in ("f16", "bf16", "f32") or _integer_bits(dtype) == 8 or dtype.startswith("f8") or dtype in ("!pto.hif8", *_FP4_PACKED)
+
+
+_ACC_CAST = {"a2a3": {"f32": ("f16", "bf16")}, "a5": {"f32": ("f16", "bf16", "f32"), "i32": ("i32",)}}
+_ACC_QUANT = {"a2a3": {"f32": ("i8",), "i32": ("i8", "f16", "i16")}, "a5": {"f32": ("i8", "f16", "bf16", "f32", "f8"), "i32": ("i8", "f16", "bf16")}}
+
+
+def _acc_pair(table: dict, src: str, dst: str) -> bool:
+    """Whether acc's `src` elements convert to `dst` ones by `table`
+    (integers of any signedness, any f8 type)."""
+
+    def matches(t: str) -> bool:
+        if t in ("i8", "i16", "i32"):
+            return _integer_bits(dst) == int(t[1:])
+        return dst.startswith("f8") if t == "f8" else dst == t
+
+    return any(matches(t) for t in table.get("i32" if _integer_bits(src) == 32 else src, ()))
+
+
+def textract(cx: RuleContext, op: ir.Operation) -> None:
+    """TExtractOp::verify, but for its static bounds: the element types of
+    the arch (the same on both sides unless from acc), the options only acc
+    sources take, the pairs of spaces and their layouts, acc's conversions."""
+    ops = cx.operands(op)
+    tiles = _tiles(ops, "src", "dst")
+    if tiles is None:
+        return
+    src, dst = tiles
+    fp = ops.get("fp")
+    has_fp, has_quant = isinstance(fp, TileBufType), "preQuantScalar" in ops
+    relu = "reluPreMode" in op.attributes and str(op.attributes["reluPreMode"]) != _NO_RELU
+    acc_to_vec_mode = "accToVecMode" in op.attributes
+    a5 = cx.arch == "a5"
+    if not a5:
+        for name, t in (("src", src), ("dst", dst), ("fp", fp)):
+            if isinstance(t, TileBufType) and t.dtype in LOW_PRECISION:
+                return cx.fail(op, f"{name}: dtype '{t.dtype}' is not supported by this op yet")
+    if has_fp and fp.loc != "scaling":
+        return cx.fail(op, "expects fp to use loc=scaling")
+    if src.loc != "acc" and src.dtype != dst.dtype:
+        return cx.fail(op, "expects src and dst to have the same element type")
+    if a5 and not _a5_extract_type(dst.dtype):
+        return cx.fail(op, "expects A5 textract element type to be an fp8/f16/bf16/f32 or int8 family type")
+    if not a5 and not (dst.dtype in ("f16", "bf16", "f32") or _integer_bits(dst.dtype) == 8 or (has_fp and _integer_bits(dst.dtype) == 16)):
+        return cx.fail(op, "expects A2/A3 textract element type to be i8/f16/bf16/f32")
+    if has_fp and has_quant:
+        return cx.fail(op, "expects fp and preQuantScalar to be mutually exclusive")
+    for present, form in ((has_fp, "fp"), (has_quant, "preQuantScalar"), (relu, "reluPreMode")):
+        if present and src.loc != "acc":
+            return cx.fail(op, f"expects {form} form to use loc=acc src")
+    pair = (src.loc, dst.loc)
+    if acc_to_vec_mode and (not a5 or pair != ("acc", "vec")):
+        return cx.fail(op, "expects accToVecMode only on A5 acc->vec textract forms")
+    nd = lambda t: (t.blayout, t.slayout) == ("row_major", "none_box")  # noqa: E731
+    nz = lambda t: (t.blayout, t.slayout) == ("col_major", "row_major")  # noqa: E731
+    if not a5:
+        if pair == ("vec", "vec"):
+            if has_quant or relu:
+                cx.fail(op, "expects vec->vec textract to use the base form without preQuantScalar or reluPreMode")
+            return
+        if src.loc == "acc":
+            if dst.loc != "mat":
+                return cx.fail(op, "expects A2/A3 acc-source textract dst to use loc=mat")
+            if not nz(src):
+                return cx.fail(op, "expects A2/A3 acc-source textract src to use blayout=col_major and slayout=row_major")
+            if not nz(dst):
+                return cx.fail(op, "expects A2/A3 acc-source textract dst to use blayout=col_major and slayout=row_major")
+            if dst.fractal != 512:
+                return cx.fail(op, "expects A2/A3 acc-source textract dst fractal size to be 512")
+            if (has_fp or has_quant) and not _acc_pair(_ACC_QUANT["a2a3"], src.dtype, dst.dtype):
+                return cx.fail(op, "expects A2/A3 acc preQuantScalar textract element types to be (src=f32,dst=i8) or (src=i32,dst=i8/f16/i16)")
+            if not (has_fp or has_quant) and not _acc_pair(_ACC_CAST["a2a3"], src.dtype, dst.dtype):
+                return cx.fail(op, "expects A2/A3 acc textract element types to be src=f32, dst=f16/bf16")
+            return
+        if src.loc != "mat":
+            return cx.fail(op, "expects A2/A3 textract src to use loc=mat, loc=acc, or loc=vec")
+        if dst.loc not in ("left", "right"):
+            return cx.fail(op, "expects A2/A3 textract dst to use loc=left, loc=right, loc=mat, or loc=vec")
+        if not (src.blayout == "row_major" or src.slayout == "row_major"):
+            return cx.fail(op, "expects A2/A3 textract src to use a supported mat blayout/slayout combination")
+        if dst.loc == "left" and (dst.blayout, dst.slayout) != ("row_major", "row_major"):
+            return cx.fail(op, "expects A2/A3 left dst to use row_major blayout and row_major slayout")
+        if dst.loc == "right" and (dst.blayout, dst.slayout) != ("row_major", "col_major"):
+            cx.fail(op, "expects A2/A3 right dst to use row_major blayout and col_major slayout")
+        return
+    ok = (src.loc == "mat" and dst.loc in ("left", "right", "scaling")) or (src.loc in ("vec", "acc") and dst.loc in ("mat", "vec"))
+    if not ok:
+        return cx.fail(op, "expects A5 textract to use a supported src/dst loc pair")
+    if src.loc == "mat":
+        if has_quant or relu:
+            return cx.fail(op, "expects mat-source textract to use the base form without preQuantScalar or reluPreMode")
+        zn = (src.blayout, src.slayout) == ("row_major", "col_major")
+        if not (zn or (src.blayout != "row_major" and src.slayout == "row_major") or (dst.loc == "left" and src.blayout == "row_major")):
+            return cx.fail(op, "expects A5 textract src to use a supported mat blayout/slayout combination")
+        if dst.loc == "left" and not nz(dst):
+            return cx.fail(op, "expects A5 left dst to use col_major blayout and row_major slayout")
+        if dst.loc == "right" and (dst.blayout, dst.slayout) != ("row_major", "col_major"):
+            cx.fail(op, "expects A5 right dst to use row_major blayout and col_major slayout")
+        return
+    if pair == ("vec", "vec"):
+        if has_quant or relu:
+            return cx.fail(op, "expects vec-source textract to use the base form without preQuantScalar or reluPreMode")
+        if not (nd(src) and nd(dst)):
+            cx.fail(op, "expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)")
+        return
+    if src.loc == "acc":
+        if not nz(src):
+            return cx.fail(op, "expects A5 acc-source textract src to use blayout=col_major and slayout=row_major")
+        if dst.loc == "mat" and not nz(dst):
+            return cx.fail(op, "expects A5 acc-source textract dst to use blayout=col_major and slayout=row_major")
+        if dst.loc == "vec" and not nd(dst):
+            return cx.fail(op, "expects A5 acc->vec textract dst to use ND layout (blayout=row_major, slayout=none_box)")
+        if (has_fp or has_quant) and not _acc_pair(_ACC_QUANT["a5"], src.dtype, dst.dtype):
+            return cx.fail(
+                op, "expects A5 acc preQuantScalar textract element types to be (src=f32,dst=i8/fp8/f16/bf16/f32) or (src=i32,dst=i8/f16/bf16)"
+            )
+        if not (has_fp or has_quant) and not _acc_pair(_ACC_CAST["a5"], src.dtype, dst.dtype):
+            cx.fail(op, "expects A5 acc textract element types to be (src=f32,dst=f16/bf16/f32) or (src=i32,dst=i32)")
+
+
 def _arch_message(a2a3: str, a5: str) -> Callable[[str], str]:
     return lambda arch: a5 if arch == "a5" else a2a3
 
@@ -752,7 +923,8 @@ ELEMENT_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
     "tmax": {"a2a3": _ARITH, "a5": (*_ARITH, "i8")},
     "tmin": {"a2a3": _ARITH, "a5": (*_ARITH, "i8", "bf16")},
     "tdiv": {"a2a3": ("f16", "f32"), "a5": _ARITH},
-    **{op: {"a2a3": _ARITH, "a5": (*_ARITH, "i8", "bf16")} for op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins")},
+    **{op: {"a2a3": _ARITH, "a5": (*_ARITH, "i8", "bf16")} for op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins")},
+    "tdivs": {"a2a3": _ARITH, "a5": (*_ARITH, "i8")},
     **{op: {"a2a3": ("f16", "f32"), "a5": ("f16", "f32")} for op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs")},
     "tneg": {"a2a3": ("i16", "i32", "f16", "f32"), "a5": ("i8", "i16", "i32", "f16", "f32", "bf16")},
     "trelu": {"a2a3": ("i32", "f16", "f32"), "a5": ("i32", "f16", "f32")},
@@ -761,6 +933,7 @@ ELEMENT_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
     **{op: {"a2a3": _ROWCOL, "a5": (*_ROWCOL, "i8")} for op in ("trowexpandadd", "trowexpandsub", "trowexpandmul")},
     "trowexpanddiv": {"a2a3": ("f16", "f32"), "a5": ("i8", "i16", "i32", "f16", "f32")},
     "tcolsum": {"a2a3": _ROWCOL},
+    "textract": {"a2a3": ("i8", "f16", "bf16", "f32"), "a5": ("i8", "f16", "bf16", "f32")},
 }
 """The element types each op takes per arch, as the rules above check them
 (an op or arch not listed: no rule here)."""
@@ -821,5 +994,7 @@ RULES: dict[str, Check] = {
     "pto.tmov": tmov,
     "pto.tconcat": tconcat,
     "pto.tcvt": tcvt,
+    "pto.subview": subview,
+    "pto.textract": textract,
 }
 """ptoas's rules per op (generic op names)."""

@@ -1121,11 +1121,12 @@ class _Generator:
         return r0, c0, h, w
 
     def subview(self, src: Tile, r0: int, c0: int, h: int, w: int) -> Tile:
-        """`pto.subview %src[r0, c0] sizes [h, w]` (its valid shape static,
-        or `?x?` with `valid [...]` operands of the window's size)."""
+        """`pto.subview %src[r0, c0] sizes [h, w]`, sometimes with `valid
+        [...]` operands of the window's size (constants, so the result's
+        valid shape says them: ptoas's SubViewOp::verify)."""
         b, rng = self.b, self.rng
         dyn = rng.random() < (0.5 if b.style == "pypto" else 0.25)
-        t = TileT("vec", h, w, src.dtype, dyn, dyn)
+        t = TileT("vec", h, w, src.dtype)
         name = b.fresh("sv")
         offsets = f"{b.const(r0)}, {b.const(c0)}"
         valid = f" valid [{b.const(h)}, {b.const(w)}]" if dyn else ""
@@ -1440,7 +1441,7 @@ class _Generator:
         """`textract` of a block of `a` into a smaller tile, stored."""
         b = self.b
         win = self.window(a.region, a.dtype)
-        if win is None:
+        if win is None or not op_rules.allows("textract", self.arch or "a2a3", a.dtype):
             return False
         r0, c0, h, w = win
         d = self.fresh_vec(scope, self.vec_type(a.dtype, (h, w)), Region(h, w))

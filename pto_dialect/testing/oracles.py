@@ -209,21 +209,46 @@ def _many(path: str, args: list[str], texts: list[str]) -> list[Verdict]:
     return _verdicts(run(path, [*args, "--split-input-file", "-"], joined), starts, offset_lines)
 
 
-def parse_many(tool: Tool, texts: list[str]) -> list[Verdict]:
+def _many_flagged(path: str, args: list[str], texts: list[str], unregistered: list[bool] | None) -> list[Verdict]:
+    """`_many`, with `--allow-unregistered-dialect` for the texts
+    `unregistered` marks (as their files' RUN lines ask)."""
+    if not unregistered or not any(unregistered):
+        return _many(path, args, texts)
+    out: list[Verdict | None] = [None] * len(texts)
+    for flag in (False, True):
+        chosen = [k for k, u in enumerate(unregistered) if u == flag]
+        extra = ["--allow-unregistered-dialect"] if flag else []
+        for k, verdict in zip(chosen, _many(path, [*args, *extra], [texts[k] for k in chosen])):
+            out[k] = verdict
+    return out
+
+
+def parse_many(tool: Tool, texts: list[str], unregistered: list[bool] | None = None) -> list[Verdict]:
     """ptoas's parser, verifiers and printer on each text."""
-    return _many(tool.require(), [], texts)
+    return _many_flagged(tool.require(), [], texts, unregistered)
 
 
-def level3_many(tool: Tool, texts: list[str], arch: str) -> list[Verdict]:
+def level3_many(tool: Tool, texts: list[str], arch: str, unregistered: list[bool] | None = None) -> list[Verdict]:
     """ptoas's level3 pipeline with InsertSync on each text, for `arch`
     as pto-test-opt names it (`a3` or `a5`; also the parser's target, as
     the ptoas driver sets it: it decides a left tile's blayout)."""
-    return _many(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL3_PIPELINE.format(arch=arch)}"], texts)
+    return _many_flagged(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL3_PIPELINE.format(arch=arch)}"], texts, unregistered)
 
 
-def level2_many(tool: Tool, texts: list[str], arch: str) -> list[Verdict]:
+def level2_many(tool: Tool, texts: list[str], arch: str, unregistered: list[bool] | None = None) -> list[Verdict]:
     """ptoas's level2 pipeline (its own memory planning) on each text."""
-    return _many(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL2_PIPELINE.format(arch=arch)}"], texts)
+    return _many_flagged(tool.require(), [f"--pto-arch={arch}", f"--pass-pipeline={LEVEL2_PIPELINE.format(arch=arch)}"], texts, unregistered)
+
+
+SECTIONS_PASS = "--pto-normalize-uncovered-tile-sections"
+"""The pass of ptoas's pipelines that splits a function's top-level ops into
+cube and vector sections (an op holding both kinds is an error)."""
+
+
+def sections_many(tool: Tool, texts: list[str], arch: str, unregistered: list[bool] | None = None) -> list[Verdict]:
+    """ptoas's section normalization alone on each text: what it makes of a
+    kernel's cube and vector parts, whatever its addresses."""
+    return _many_flagged(tool.require(), [f"--pto-arch={arch}", SECTIONS_PASS], texts, unregistered)
 
 
 _TARGET_ARCH = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')

@@ -47,6 +47,7 @@ class Kernel:
 
     origin: str
     text: str
+    allow_unregistered: bool = False  # its file's RUN lines read it with --allow-unregistered-dialect
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,11 @@ def repository_kernels(root: Path, directories=("examples", "test"), with_expect
         text = path.read_text(errors="replace")
         source = Source(path.relative_to(root).as_posix(), text)
         marker = SPLIT_MARKER if re.search(r"^\s*" + re.escape(SPLIT_MARKER), text, re.M) else None
+        unregistered = "--allow-unregistered-dialect" in text
         for chunk in source.chunks(marker):
             if (not with_expected_errors and "expected-error" in chunk.text) or not chunk.text.strip():
                 continue
-            kernels.append(Kernel(f"{source.name}:{chunk.first_line}", chunk.padded()))
+            kernels.append(Kernel(f"{source.name}:{chunk.first_line}", chunk.padded(), unregistered))
     return kernels
 
 
@@ -99,7 +101,7 @@ def print_all(kernels: list[Kernel], pipelines=PIPELINES) -> tuple[list[Printed]
     refused: list[Kernel] = []
     for kernel in kernels:
         with ir.Context() as ctx:
-            ctx.allow_unregistered_dialects = "allow-unregistered-dialect" in kernel.text  # as the file's RUN line asks
+            ctx.allow_unregistered_dialects = kernel.allow_unregistered
             ctx.attach_diagnostic_handler(lambda _d: True)  # remarks and expected errors are not news here
             try:
                 module = parse(kernel.text, name=kernel.origin)

@@ -62,7 +62,16 @@ def test_textract_of_a_block_beyond_the_source_is_an_error_at_the_op():
 
 
 def test_textract_variants_not_executed_name_themselves():
-    text = textract_kernel(0, 0).replace("outs(%l : " + LEFT + ")", "outs(%l : " + LEFT + ") {reluPreMode = #pto<relu_pre_mode normal_relu>}")
+    # relu is an acc-source option (ptoas's TExtractOp::verify): acc to mat, converting f32 to f16
+    acc = "!pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>"
+    mat = "!pto.tile_buf<mat, 16x16xf16, blayout=col_major, slayout=row_major>"
+    text = f"""
+func.func @k(%a: {acc}, %m: {mat}) {{
+  %c0 = arith.constant 0 : index
+  pto.textract ins(%a, %c0, %c0 : {acc}, index, index) outs(%m : {mat}) {{reluPreMode = #pto<relu_pre_mode normal_relu>}}
+  return
+}}
+"""
     assert "'pto.textract' with reluPreMode normal_relu is not executed by pto-run yet" in str(run_error(text))
 
 

@@ -59,13 +59,14 @@ def _ptoas_texts(kernels: list[printed.Kernel], outputs: list[printed.Printed]) 
 def _input_verdicts(tool: oracles.Tool, kernels: list[printed.Kernel], outputs: list[printed.Printed]) -> dict[str, oracles.Verdict]:
     """ptoas's verdict on each kernel (`_ptoas_texts`)."""
     texts = _ptoas_texts(kernels, outputs)
-    return {k.origin: v for k, v in zip(kernels, oracles.parse_many(tool, [texts[k.origin] for k in kernels]))}
+    verdicts = oracles.parse_many(tool, [texts[k.origin] for k in kernels], [k.allow_unregistered for k in kernels])
+    return {k.origin: v for k, v in zip(kernels, verdicts)}
 
 
 def test_ptoas_reads_everything_we_print(pto_parse):
     kernels, outputs, _ = _all()
     inputs = _input_verdicts(pto_parse, kernels, outputs)
-    verdicts = oracles.parse_many(pto_parse, [o.text for o in outputs])
+    verdicts = oracles.parse_many(pto_parse, [o.text for o in outputs], _flags(outputs))
     failures = []
     for out, verdict in zip(outputs, verdicts):
         if verdict.accepted:
@@ -78,6 +79,10 @@ def test_ptoas_reads_everything_we_print(pto_parse):
         failures.append(f"{out.kernel.origin} ({out.pipeline.name}): {verdict.first_error}")
     assert len(outputs) > 1000
     assert not failures, "ptoas refuses what we print:\n" + "\n".join(failures)
+
+
+def _flags(outputs: list[printed.Printed]) -> list[bool]:
+    return [o.kernel.allow_unregistered for o in outputs]
 
 
 def _message(error: str) -> str:
@@ -101,6 +106,12 @@ LEVEL3_KNOWN = (
         re.compile(r"operand #0 does not dominate this use"),
         "ptoas bug: its InsertSync, on one multi-tile whose slots two sibling inner loops rotate, leaves a "
         "use of a slot index before its definition (the same output passes the pipeline with sync=none)",
+    ),
+    KnownFailure(
+        re.compile(r"^test/Transforms/AllocateMemoryAddr/conservative\.pto:88 "),
+        re.compile(r"requires 'addr' operand when --pto-level=level3"),
+        "not a kernel: a tile in an unregistered test op outside any function, which our allocator leaves "
+        "unaddressed with a warning (passes/allocate_memory_addr.py: it places the buffers of each function)",
     ),
 )
 
@@ -130,7 +141,7 @@ def level3(pto_test_opt, pto_parse) -> Level3:
         by_arch[oracles.ptoas_arch(out.text)].append(out)
     refused = []
     for arch, outs in by_arch.items():
-        for out, verdict in zip(outs, oracles.level3_many(pto_test_opt, [o.text for o in outs], arch)):
+        for out, verdict in zip(outs, oracles.level3_many(pto_test_opt, [o.text for o in outs], arch, _flags(outs))):
             if not verdict.accepted:
                 refused.append((out, verdict.first_error))
     result = Level3(len(allocated), [], [], defaultdict(list), [])
@@ -138,7 +149,8 @@ def level3(pto_test_opt, pto_parse) -> Level3:
     # same refusal there is the input's, not our output's
     texts = _ptoas_texts(kernels, outputs)
     wanted = sorted({out.kernel.origin for out, error in refused if not ISSUE_22.search(error)})
-    own = dict(zip(wanted, (oracles.level2_many(pto_test_opt, [texts[o]], oracles.ptoas_arch(texts[o]))[0] for o in wanted)))
+    flagged = {k.origin: k.allow_unregistered for k in kernels}
+    own = {o: _own_refusal(pto_test_opt, texts[o], flagged[o]) for o in wanted}
     for out, error in refused:
         where = f"{out.kernel.origin} ({out.pipeline.name})"
         if ISSUE_22.search(error):
@@ -150,6 +162,17 @@ def level3(pto_test_opt, pto_parse) -> Level3:
         else:
             result.failures.append(f"{where}: {error}")
     return result
+
+
+def _own_refusal(tool: oracles.Tool, text: str, unregistered: bool) -> oracles.Verdict:
+    """What ptoas makes of an input: its level2 pipeline (its own memory
+    planning); for an input that gives some addresses itself (which level2
+    refuses), its section normalization alone."""
+    arch = oracles.ptoas_arch(text)
+    verdict = oracles.level2_many(tool, [text], arch, [unregistered])[0]
+    if not verdict.accepted and "unexpected 'addr' operand" in verdict.first_error:
+        verdict = oracles.sections_many(tool, [text], arch, [unregistered])[0]
+    return verdict
 
 
 def test_ptoas_level3_pipeline_accepts_every_allocated_output(level3):
@@ -171,7 +194,7 @@ def test_ptoas_prints_our_round_trip_as_it_prints_the_input(pto_parse):
     trips = [
         o for o in outputs if o.pipeline.name == "roundtrip" and inputs[o.kernel.origin].accepted and not printed.is_generic_form(o.kernel.text)
     ]
-    verdicts = oracles.parse_many(pto_parse, [o.text for o in trips])
+    verdicts = oracles.parse_many(pto_parse, [o.text for o in trips], _flags(trips))
     differ = []
     for out, verdict in zip(trips, verdicts):
         want = oracles.canonical_names(inputs[out.kernel.origin].printed)
@@ -212,7 +235,7 @@ def _our_verdict(kernel: printed.Kernel) -> bool:
     from pto_dialect.api import ParseError, parse
 
     with ir.Context() as ctx:
-        ctx.allow_unregistered_dialects = "allow-unregistered-dialect" in kernel.text
+        ctx.allow_unregistered_dialects = kernel.allow_unregistered
         ctx.attach_diagnostic_handler(lambda _d: True)
         try:
             parse(kernel.text, name=kernel.origin)
@@ -224,10 +247,8 @@ def _our_verdict(kernel: printed.Kernel) -> bool:
 def test_verifiers_agree_or_the_difference_is_documented(pto_parse):
     chunks = printed.repository_kernels(ROOT, with_expected_errors=True)
     chunks = [c for c in chunks if not printed.is_generic_form(c.text)]
-    flagged = [c for c in chunks if "allow-unregistered-dialect" in c.text]
-    plain = [c for c in chunks if c not in flagged]
-    theirs = dict(zip((c.origin for c in plain), oracles.parse_many(pto_parse, [c.text for c in plain])))
-    theirs.update(zip((c.origin for c in flagged), oracles._many(pto_parse.require(), ["--allow-unregistered-dialect"], [c.text for c in flagged])))
+    verdicts = oracles.parse_many(pto_parse, [c.text for c in chunks], [c.allow_unregistered for c in chunks])
+    theirs = {c.origin: v for c, v in zip(chunks, verdicts)}
     found = {}
     for chunk in chunks:
         ours, ptoas = _our_verdict(chunk), theirs[chunk.origin].accepted
@@ -241,3 +262,20 @@ def test_verifiers_agree_or_the_difference_is_documented(pto_parse):
         f"{k}: accepted by {v}; ptoas says: {theirs[k].first_error}" for k, v in sorted(undocumented.items())
     )
     assert not stale, "rows of docs/dialect.md's table that are no longer true:\n" + "\n".join(sorted(stale))
+
+
+AGREEMENT_SEEDS = range(300)
+"""kernel_gen seeds whose kernels both verifiers must accept (only parsed:
+cheap; their pass outputs are checked for GENERATED_SEEDS only)."""
+
+
+def test_ptoas_accepts_every_kernel_kernel_gen_writes(pto_parse):
+    kernels = printed.generated_kernels(AGREEMENT_SEEDS)
+    ours = [k for k in kernels if _our_verdict(k)]
+    assert len(ours) == len(kernels), "our verifier refuses generated kernels: " + ", ".join(k.origin for k in kernels if k not in ours)
+    # a kernel in our generic form (which ptoas does not read) is judged by its round trip
+    outputs, _ = printed.print_all([k for k in kernels if printed.is_generic_form(k.text)], printed.PIPELINES[:1])
+    texts = _ptoas_texts(kernels, outputs)
+    verdicts = oracles.parse_many(pto_parse, [texts[k.origin] for k in kernels])
+    refused = [f"{k.origin}: {v.first_error}" for k, v in zip(kernels, verdicts) if not v.accepted]
+    assert not refused, "ptoas refuses what kernel_gen writes:\n" + "\n".join(refused)
