@@ -12,6 +12,7 @@ at them with environment variables:
 | `PTO_TEST_OPT` | ptoas's passes (`pto-test-opt`) | `--pass-pipeline=LEVEL3_PIPELINE` |
 | `PTO_ISA_INCLUDE` | pto-isa's `include/` directory (CPU simulator) | `CXX -std=c++20 -D__CPU_SIM -I DIR` |
 | `PTO_ISA_CXX` | the C++ compiler for it (default: `clang++-19`, else `clang++`, on PATH) | |
+| `PTO_ISA_CACHE` | where compiled simulator programs are kept (isa_sim.cache_dir) | |
 
 A variable that is not set makes the tests that need its tool skip, saying
 which variable to set; a variable that names something unusable is an error
