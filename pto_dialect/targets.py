@@ -47,5 +47,17 @@ def canonical_arch(name: str) -> str | None:
     return lowered if lowered in TARGETS else None
 
 
+def ptoas_arch_name(name: str | None) -> str:
+    """The arch ptoas's driver compiles a module for when the module or an
+    option names `name` (None: neither does): a2, a3 or a5 as named, any
+    other name, and none, becoming a3 (PTOAS tools/ptoas/driver.cpp, which
+    then sets `pto.target_arch` to it before verifying). Only a few rules
+    of ptoas's verifier tell a2 from a3."""
+    lowered = (name or "").lower()
+    if lowered in ("a2", "a3", "a5"):
+        return lowered
+    return "a5" if canonical_arch(lowered) == "a5" else "a3"
+
+
 def space_spec(arch: str, space: str) -> SpaceSpec:
     return TARGETS[arch][space]

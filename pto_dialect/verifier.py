@@ -18,7 +18,7 @@ from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 from . import diagnostics
 from .source_text import spelled_pto_types, strip_comments
 from .verifier_rules import KIND_CHECKED_OPS, OP_RULES, Rules
-from .vocabulary import STAGES_ATTR, ArchError, resolve_arch
+from .vocabulary import STAGES_ATTR, ArchError, resolve_arch, resolve_ptoas_arch
 
 __all__ = ["verify_module", "verify_ops", "verify_parsed"]
 
@@ -27,7 +27,7 @@ def _rules(module: ir.Operation, arch: str | None) -> Rules | None:
     """The rules for `module` under `arch` (the module's own when None), or
     None after reporting an unknown arch."""
     try:
-        return Rules(resolve_arch(module, arch))
+        return Rules(resolve_arch(module, arch), resolve_ptoas_arch(module, arch))
     except ArchError as e:
         diagnostics.emit_error(module.location, str(e))
         return None
@@ -189,7 +189,7 @@ def verify_parsed(module: ir.Operation, source_text: str) -> bool:
     and operand layout (verifier_rules.Rules).
     """
     try:
-        rules = Rules(resolve_arch(module))
+        rules = Rules(resolve_arch(module), resolve_ptoas_arch(module))
     except ArchError:
         return verify_module(module)
     # Comments spell what they like (even types the parser would choke on).

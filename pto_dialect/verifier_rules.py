@@ -10,7 +10,7 @@ from __future__ import annotations
 from mlir import ir
 
 from . import attributes as pto_attributes
-from . import diagnostics
+from . import diagnostics, op_rules
 from .catalogue import CATALOGUE, SEGMENTS_ATTR, Layout, OpSpec
 from .ir_utils import ConstantInts
 from .ops import DPS, ENTRY, OPS, op_def
@@ -112,8 +112,10 @@ class Rules:
     are uniqued and do not change while the rules run, so what is learnt
     about one is kept for the next op that has it."""
 
-    def __init__(self, arch: str) -> None:
+    def __init__(self, arch: str, ptoas_arch: str | None = None) -> None:
         self.arch = arch
+        # a2, a3 or a5: the few rules of ptoas that tell a2 from a3 (targets.ptoas_arch_name)
+        self.ptoas_arch = ptoas_arch or ("a5" if arch == "a5" else "a3")
         self.ok = True
         self._type_problem: dict[ir.Type, str | None] = {}
         self._kind_problem: dict[str, dict[ir.Type, str | None]] = {DPS: {}, ENTRY: {}}
@@ -128,6 +130,7 @@ class Rules:
         self._partition_facts: dict[ir.Type, dict[ir.Type, object]] = {}
         self._get_facts: dict[ir.Type, dict[ir.Type, object]] = {}
         self._stages_problem: dict[ir.Attribute, str | None] = {}
+        self._op_rule_context = None
 
     def view(self, t: ir.Type):
         """`pto_type(t)`, remembered for this run by the (uniqued) type."""
@@ -749,7 +752,24 @@ class _OpShapes:
 KIND_CHECKED_OPS = frozenset(d.generic_name for d in OPS if any(o.constraint in (DPS, ENTRY) for o in d.operands))
 """The ops with operand constraints the IRDL file leaves to the verifier."""
 
-OP_RULES = {
+def _ptoas_op_rule(name: str):
+    """The op's rule of ptoas's verifier for the semantic tier (op_rules.py),
+    run with the target the module names, after this file's own rule."""
+    port = op_rules.RULES[name]
+    own = _OWN_RULES.get(name)
+
+    def check(rules: Rules, op: ir.Operation) -> None:
+        if own is not None:
+            own(rules, op)
+        context = rules._op_rule_context
+        if context is None:
+            context = rules._op_rule_context = op_rules.RuleContext(rules, rules.arch)
+        port(context, op)
+
+    return check
+
+
+_OWN_RULES = {
     "pto.alloc_tile": Rules.check_alloc,
     "pto.alloc_multi_tile": Rules.check_alloc,
     "pto.multi_tile_get": Rules.check_multi_tile_get,
@@ -762,6 +782,8 @@ OP_RULES = {
     "pto.tsetval": Rules.check_tsetval,
     "pto.tgetval": Rules.check_tgetval,
 }
+
+OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in op_rules.RULES}}
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""
 
 

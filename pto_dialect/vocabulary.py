@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .targets import ARCHS, canonical_arch
+from .targets import ARCHS, canonical_arch, ptoas_arch_name
 
 STAGES_ATTR = "pto.pipeline_stages"
 """On an `scf.for`: the stage count N its frontend asks for (an i64 >= 1)."""
@@ -105,3 +105,12 @@ def resolve_arch(module: ir.Operation, option: str | None = None) -> str:
             raise ArchError(f"unknown arch '{option}' (expected one of {', '.join(ARCHS)}, or a2, a3)")
         return arch
     return module_arch(module) or DEFAULT_ARCH
+
+
+def resolve_ptoas_arch(module: ir.Operation, option: str | None = None) -> str:
+    """What ptoas's driver calls the arch `resolve_arch` gives (a2, a3 or
+    a5; targets.ptoas_arch_name)."""
+    if option:
+        return ptoas_arch_name(option)
+    attr = module.attributes[ARCH_ATTR] if ARCH_ATTR in module.attributes else None
+    return ptoas_arch_name(attr.value if isinstance(attr, ir.StringAttr) else None)

@@ -41,7 +41,7 @@ from ..catalogue import CATALOGUE
 from ..diagnostics import location_text
 from ..ops import OPS, op_def
 from ..types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
-from . import tile_ops
+from . import conversions, tile_ops
 from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import to_compute, to_storage
 from .errors import InterpreterError, OpFault
@@ -403,6 +403,17 @@ class _TileOp:
 
         return run
 
+    def reject(self, why: str) -> Instr:
+        """The op as written is one the target does not implement (pto-isa
+        refuses it): a runtime error saying why, where pto-run would
+        otherwise compute something no device does."""
+        location, message = self.location, f"'{self.name}' {why}"
+
+        def run(frame: Frame) -> None:
+            raise InterpreterError(location, message)
+
+        return run
+
 
 def _accesses(frame: Frame, slots: tuple[int, ...]) -> tuple:
     out: list = []
@@ -504,9 +515,15 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
         extras = unexecuted_move_variants(t, op)
         if extras:
             return t.refuse("with " + ", ".join(extras))
+    if op.name in tile_ops.ROW_MAJOR_ONLY:
+        for operand in ("src", "scalar", "dst"):
+            tile = tile_type(op.operands[t.layout.index(operand)].type)
+            if tile is not None and tile.blayout != "row_major":
+                return t.reject(f"needs row-major tiles, but {operand} is {tile.blayout} (pto-isa include/pto/cpu/TBinSOps.hpp: CONSTRAINT_VEC_ROWMAJOR)")
     rmode = _enum_value(op, "rmode") or tile_ops.DEFAULT_ROUND_MODE
-    if kind == tile_ops.CONVERT and _enum_value(op, "sat_mode") == "OFF":
-        return t.refuse("with satmode OFF")
+    satmode = _enum_value(op, "sat_mode") or conversions.DEFAULT_SATURATION_MODE
+    has_tmp = bool(t.present("tmp")) if op.name in ("pto.tcvt", "pto.trsqrt") else False
+    arch = c.interp.arch
     inputs = ("src0", "src1") if kind == tile_ops.BINARY else ("src",)
     in_slots = [t.slot(o) for o in inputs]
     out = t.slot("dst")
@@ -533,7 +550,7 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
         if kind == tile_ops.CONVERT:
             (src,) = refs
             values = to_compute(src.layout.dtype, t.read(src, "src", rows, cols))
-            d.store(to_storage(dtype, tile_ops.cvt(src.layout.dtype, dtype, values, rmode)))
+            d.store(to_storage(dtype, conversions.tcvt(arch, src.layout.dtype, dtype, values, rmode, satmode, has_tmp)))
             return (rows * cols,)
         for ref in refs:
             if ref.layout.dtype != dtype:
@@ -543,6 +560,8 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
             result = tile_ops.with_scalar(generic, dtype, values[0], frame[scalar], reverse)
         elif kind == tile_ops.BINARY:
             result = tile_ops.binary(generic, dtype, *values)
+        elif generic == "pto.trsqrt":
+            result = tile_ops.rsqrt(dtype, *values, two_roundings=arch == "a5" or has_tmp)
         else:
             result = tile_ops.unary(generic, dtype, *values)
         d.store(to_storage(dtype, result))

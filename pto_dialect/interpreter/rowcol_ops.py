@@ -49,8 +49,10 @@ integers wrap, bf16 results round to bf16, division as `tdiv`):
   `tmp`, which it then needs), the binary tree of each arch: adjacent rows
   are summed pairwise, level by level; an odd row out is added to the first
   pair sum (a2a3) or the last (a5).
-- max/min reductions propagate NaN (like `tmax`); otherwise their result
-  does not depend on the order.
+- max/min reductions keep the first element and replace it by each later
+  one that is larger (smaller), as pto-isa's CPU simulator does
+  (include/pto/cpu/TRowMax.hpp, TColMax.hpp): a NaN wins only as the
+  first element, and of -0 and 0 the first one stays.
 - `tmp` operands are never read. Where the ISA says the target uses `tmp`
   as scratch (row reductions and the row-expand ops on a2a3; `tcolsum` with
   isBinary = true on both), its valid region is left holding the poison
@@ -156,12 +158,24 @@ def _tree_a5(rows: list, add) -> np.ndarray:
     return level[0]
 
 
+def _scan(values: np.ndarray, axis: int, better) -> np.ndarray:
+    """The first element along `axis`, replaced by each later one that is
+    `better`: the simulator's loop (include/pto/cpu/TRowMax.hpp and the
+    like), so a NaN counts only as the first element and of equal values
+    (-0 and 0) the first stays."""
+    lanes = np.moveaxis(values, axis, 0)
+    best = lanes[0].copy()
+    for later in lanes[1:]:
+        best = np.where(better(later, best), later, best)
+    return np.expand_dims(best, axis)
+
+
 def _reduce_max(dtype: str, values: np.ndarray, axis: int) -> np.ndarray:
-    return _finish(dtype, np.max(values, axis=axis, keepdims=True))  # NaN propagates
+    return _finish(dtype, _scan(values, axis, np.greater))
 
 
 def _reduce_min(dtype: str, values: np.ndarray, axis: int) -> np.ndarray:
-    return _finish(dtype, np.min(values, axis=axis, keepdims=True))
+    return _finish(dtype, _scan(values, axis, np.less))
 
 
 # --- shared checks and tmp ----------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""What each pto compute op computes (docs/dialect.md, "Ops"), on numpy arrays.
+"""What each pto compute op computes (docs/dialect.md, "Ops";
+docs/semantics.md: pto-isa's CPU simulator, or the target's NPU code where
+the simulator knowingly differs), on numpy arrays.
 
 Pure functions from input element values to output element values: they
 neither read nor write memory (the evaluator does that). Inputs and results
@@ -9,12 +11,15 @@ bf16 precision.
 Choices where the contract is silent (the PTO ISA docs, docs/isa/<OP>.md
 of pto-isa, leave domain errors "target-defined"):
 - `texp`, `tlog`, `tsqrt`, `trsqrt` are defined for float tiles only (the
-  vector unit has no integer forms); on an integer tile they are a runtime
-  error. Out of their domain they give IEEE results: log(0) = -inf,
+  vector unit has no integer forms; ptoas's verifier, and ours, refuse
+  integer tiles, and here they are a runtime error). Each is the exact
+  result rounded once to the element type, as the simulator computes it in
+  double; out of their domain they give IEEE results: log(0) = -inf,
   log(x < 0) = sqrt(x < 0) = NaN, rsqrt(0) = +inf.
 - `trsqrt` is 1 / sqrt(x) rounded twice, after the sqrt and after the
-  division (the ISA's default implementation: vsqrt then vdiv); its
-  optional `tmp` is neither read nor written (the ISA: "not used").
+  division (vsqrt then vdiv) on a5 and on a2a3 with a `tmp`
+  (npu/a5/TRsqrt.hpp; TRsqrtHighPrecision in npu/a2a3/TUnaryOp.hpp), else
+  rounded once; its `tmp` is neither read nor written.
 - The scalar ops (`tadds tsubs tmuls tdivs tmaxs tmins`) convert their
   scalar to the tile's element type first (integers wrap, floats convert
   like `tcvt`).
@@ -30,16 +35,15 @@ of pto-isa, leave domain errors "target-defined"):
   leaves it target-defined; its CPU simulator asserts).
 - `tneg` negates (integers wrap: -INT_MIN = INT_MIN; floats flip the sign
   bit: -(+0) = -0).
-- `tmax`/`tmin`/`tmaxs`/`tmins` propagate NaN (numpy maximum/minimum).
-- matmul: float products are summed in float64 and rounded once to the
-  destination type (integers: summed in int64, wrapped); `tmatmul.acc` adds
-  the old accumulator before that one rounding.
-- `tcvt` rounds as its `rmode` says (ptoas's default CAST_RINT: to nearest,
-  ties to even; NONE rounds like RINT, as ptoas's CAST_NONE does when the
-  conversion loses precision); float -> int then saturates (NaN gives 0).
-  Into a float type every mode is modelled (ROUND: nearest, ties away from
-  zero, what PyPTO asks for f32 -> bf16; FLOOR, CEIL, TRUNC directed; ODD
-  to odd); float -> int has no ODD (a runtime error).
+- `tmax`/`tmin`/`tmaxs`/`tmins` (and `trelu`, `tabs`) take std::max's and
+  std::min's order, as the simulator does: a NaN second operand loses, and
+  of -0 and 0 the first stays.
+- matmul: as pto-isa's CPU simulator: per output element a running sum
+  over k of fused multiply-adds in f32, then the old accumulator added
+  (`tmatmul.acc`), rounded once more (integers wrap); the cube unit's own
+  order is not in pto-isa's NPU code.
+- `tcvt` converts as the target's TCVT does: conversions.py (the pairs it
+  implements, the rounding of each mode, saturation per target).
 """
 
 from __future__ import annotations
@@ -79,11 +83,13 @@ def divide(dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _maximum(dtype: str, a, b) -> np.ndarray:
-    return _finish(dtype, np.maximum(a, b))
+    # std::max(a, b): b where a < b, else a (pto-isa include/pto/cpu/TMax.hpp)
+    return _finish(dtype, np.where(a < b, b, a))
 
 
 def _minimum(dtype: str, a, b) -> np.ndarray:
-    return _finish(dtype, np.minimum(a, b))
+    # std::min(a, b): b where b < a, else a (pto-isa include/pto/cpu/ElementOp.h, OP_MIN)
+    return _finish(dtype, np.where(b < a, b, a))
 
 
 def _arith(ufunc):
@@ -112,6 +118,10 @@ _WITH_SCALAR = {
 }
 
 REVERSIBLE = frozenset({"pto.tdivs"})
+
+ROW_MAJOR_ONLY = frozenset({"pto.tadds", "pto.tdivs", "pto.tmuls", "pto.tmaxs"})
+"""Scalar ops pto-isa implements on row-major tiles only (its CPU
+simulator's CONSTRAINT_VEC_ROWMAJOR, include/pto/cpu/TBinSOps.hpp)."""
 """Scalar ops whose scalar may come first (`ins(%s, %t : T, tile)`: s op t)."""
 
 
@@ -120,28 +130,43 @@ def _float_only(name: str, dtype: str) -> None:
         raise OpFault(f"{name} is defined for float tiles (f16, bf16, f32), not {dtype}")
 
 
+def _in_double(dtype: str, fn, a: np.ndarray) -> np.ndarray:
+    """fn computed in double and rounded once to `dtype`, as pto-isa's CPU
+    simulator computes exp, log and sqrt (include/pto/cpu/ElementOp.h)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return round_to(dtype, fn(np.asarray(a, dtype=np.float64)))
+
+
 def _exp(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("exp", dtype)
-    return _finish(dtype, np.exp(a))
+    return _in_double(dtype, np.exp, a)
 
 
 def _log(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("log", dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _finish(dtype, np.log(a))
+    return _in_double(dtype, np.log, a)
 
 
 def _sqrt(dtype: str, a: np.ndarray) -> np.ndarray:
     _float_only("sqrt", dtype)
-    with np.errstate(invalid="ignore"):
-        return _finish(dtype, np.sqrt(a))
+    return _in_double(dtype, np.sqrt, a)
+
+
+def rsqrt(dtype: str, a: np.ndarray, two_roundings: bool) -> np.ndarray:
+    """1 / sqrt(a). `two_roundings`: as vsqrt then vdiv, each rounded (the
+    NPU's trsqrt on a5, and on a2a3 with a tmp: TRsqrtHighPrecision in
+    pto-isa include/pto/npu/a2a3/TUnaryOp.hpp, include/pto/npu/a5/TRsqrt.hpp);
+    else rounded once from double, as the CPU simulator does (a2a3's vrsqrt
+    without a tmp has no other model)."""
+    _float_only("rsqrt", dtype)
+    if not two_roundings:
+        return _in_double(dtype, lambda x: 1.0 / np.sqrt(x), a)
+    root = _sqrt(dtype, a)
+    return divide(dtype, np.ones((), dtype=root.dtype), root)
 
 
 def _rsqrt(dtype: str, a: np.ndarray) -> np.ndarray:
-    _float_only("rsqrt", dtype)
-    with np.errstate(invalid="ignore"):
-        root = _finish(dtype, np.sqrt(a))
-    return divide(dtype, np.ones((), dtype=root.dtype), root)
+    return rsqrt(dtype, a, two_roundings=True)
 
 
 def _recip(dtype: str, a: np.ndarray) -> np.ndarray:
@@ -155,13 +180,14 @@ def _neg(dtype: str, a: np.ndarray) -> np.ndarray:
 
 
 def _abs(dtype: str, a: np.ndarray) -> np.ndarray:
-    return _finish(dtype, np.abs(a))
+    # src < 0 ? -src : src, so -0 and NaN keep their sign (pto-isa include/pto/cpu/TAbs.hpp)
+    return _finish(dtype, np.where(a < 0, -a, a))
 
 
 def _relu(dtype: str, a: np.ndarray) -> np.ndarray:
+    # std::max(src, 0): -0 and NaN stay (pto-isa include/pto/cpu/ElementOp.h, OP_RELU)
     zero = np.zeros((), dtype=a.dtype)
-    # max(a, 0) keeps NaN, as tmax does
-    return _finish(dtype, np.maximum(a, zero))
+    return _finish(dtype, np.where(a < zero, zero, a))
 
 
 _UNARY = {
@@ -254,13 +280,23 @@ def matmul(
     rhs: np.ndarray,
     acc: np.ndarray | None = None,
 ) -> np.ndarray:
-    """lhs @ rhs (+ acc) with the result in `out_dtype`."""
-    if is_float(out_dtype) or is_float(in_dtype):
-        wide = np.float64
-        product = convert(lhs, in_dtype, "f64") @ convert(rhs, in_dtype, "f64")
-    else:
-        wide = np.int64
-        product = lhs.astype(wide) @ rhs.astype(wide)
+    """lhs @ rhs (+ acc) with the result in `out_dtype`, as pto-isa's CPU
+    simulator computes it (include/pto/cpu/TMatmul.hpp, TMatmulNzZn): each
+    output element a running sum over k from 0, in the accumulator's type,
+    with a fused multiply-add per k in f32 (integers: wrapping); `acc` is
+    added to that sum at the end, rounded once more."""
+    if is_float(out_dtype):
+        a = convert(lhs, in_dtype, "f32").astype(np.float64)
+        b = convert(rhs, in_dtype, "f32").astype(np.float64)
+        total = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+        with np.errstate(all="ignore"):
+            for k in range(a.shape[1]):
+                # the product of two f32 values is exact in f64: one rounding, as fma
+                total = (np.outer(a[:, k], b[k, :]) + total).astype(np.float32)
+            if acc is not None:
+                total = convert(acc, out_dtype, "f32") + total
+        return convert(total, "f32", out_dtype)
+    product = lhs.astype(np.int64) @ rhs.astype(np.int64)
     if acc is not None:
-        product = product + convert(acc, out_dtype, "f64" if wide is np.float64 else "i64")
-    return convert(product, "f64" if wide is np.float64 else "i64", out_dtype)
+        product = product + acc.astype(np.int64)
+    return convert(product, "i64", out_dtype)

@@ -46,7 +46,7 @@ What varies, per kernel:
   kernel is made, so ops join as the interpreter learns them): element-wise
   binary, with a scalar, unary (`OP_FAMILIES`; division and transcendental
   ones on float tiles only), tcvt with and without a rounding mode, tmov
-  through mat; row and column reductions into a column (col_major Rx1 or
+  vec to vec; row and column reductions into a column (col_major Rx1 or
   row_major with valid Rx1) or a 1xC row, with scratch `tmp`, broadcast
   back (`trowexpand`, `trowexpand<op>` with a column or a 32-byte block per
   row, `tcolexpand`, `tcolexpand<op>`) or stored; texpands, tsetval,
@@ -107,6 +107,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from .. import op_rules
+
 FUNCTION = "kernel"
 ARCHS = (None, None, "a2a3", "a5")  # absent (the default, a2a3), or named
 VECTOR_DTYPES = [("f32", 6), ("f16", 2), ("bf16", 1), ("i32", 2), ("i16", 1), ("i8", 1)]
@@ -119,12 +121,13 @@ CVT_TARGETS = {
     "f16": ["f32", "i16"],
     "bf16": ["f32"],
     "i32": ["f32", "i16"],
-    "i16": ["i32", "f16"],
-    "i8": ["i16", "i32"],
+    "i16": ["f32", "f16"],
+    "i8": ["f16"],
 }
-ROUND_MODES = ["CAST_RINT", "RINT"]
-"""The rounding modes tcvt is given: those pto-run executes (round to
-nearest even; the others it refuses by name)."""
+"""What tcvt converts each element type to: conversions both targets'
+TCVT implements (interpreter/conversions.py, PAIRS)."""
+ROUND_MODES = ["CAST_RINT", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "NONE"]
+"""The rounding modes tcvt is given."""
 MATMUL_TYPES = [("f16", "f32", 4), ("bf16", "f32", 1), ("i8", "i32", 1), ("f32", "f32", 1)]
 OP_FAMILIES = {
     "binary": ["tadd", "tsub", "tmul", "tmax", "tmin"],
@@ -237,6 +240,14 @@ def covers(src: Region, dst: Region) -> bool:
     if src.ref is not None:
         return src == dst
     return src.rows >= dst.rows and src.cols >= dst.cols
+
+
+def _static_valid_fits(t: TileT, region: Region) -> bool:
+    """Whether the type's static valid dims are the region's: ptoas's
+    element-wise ops ask equal valid shapes of all operands wherever their
+    types spell both (`verifyTileBufSameValidShape`)."""
+    rows, cols = t.static_valid
+    return (t.dyn_row or rows == region.rows) and (t.dyn_col or cols == region.cols)
 
 
 @dataclass
@@ -860,8 +871,9 @@ class _Generator:
         self.loop = loop
         self.arch = rng.choice(ARCHS)
         b.features.add(f"arch_{self.arch or 'absent'}")
-        self.boxed = rng.random() < 0.4
-        self.dtype = self.weighted(VECTOR_DTYPES)
+        self.boxed = rng.random() < 0.4 or self.arch == "a5"  # a5's matmul takes boxed cube tiles only
+        self.ops = _executed_ops()
+        self.dtype = self.weighted([(d, w) for d, w in VECTOR_DTYPES if self.vector_dtype_ok(d)])
         # every vector tile has this shape: its rows must be whole 32-byte
         # units for the narrowest element type the kernel may convert to
         # and no tile of it more than MAX_TILE_BYTES (lowering replicates
@@ -875,7 +887,6 @@ class _Generator:
         self.inputs: dict[tuple[str, bool], list[_Global]] = {}
         self.outputs: list[_Global] = []
         self.reuse_outputs = False  # inputs may be outputs stored before (a later loop's)
-        self.ops = _executed_ops()
         self.plan_region()
         if self.tail_total is not None:
             if rng.random() < 0.5:
@@ -1117,7 +1128,10 @@ class _Generator:
 
     def pick(self, scope: _Scope, dtype: str | None = None, region: Region | None = None) -> Tile:
         """A tile of the pool (of `dtype`, readable over `region`), or a new load."""
-        candidates = [t for t in scope.pool if (dtype is None or t.dtype == dtype) and t.t.shape == self.shape and (region is None or covers(t.region, region))]
+        def fits(t: Tile) -> bool:
+            return region is None or (covers(t.region, region) and _static_valid_fits(t.t, region))
+
+        candidates = [t for t in scope.pool if (dtype is None or t.dtype == dtype) and t.t.shape == self.shape and fits(t)]
         if not candidates:
             return self.load(scope, dtype or self.dtype, region=region)
         # favour recent tiles: chains of dependent ops
@@ -1159,14 +1173,32 @@ class _Generator:
         return self.b.const(self.rng.choice(INT_SCALARS), dtype), dtype
 
     def op_names(self, family: str, dtype: str) -> list[str]:
-        """The ops of a family that pto-run executes, for `dtype`."""
+        """The ops of a family that pto-run executes and that take `dtype`
+        on the kernel's target (ptoas's rules, op_rules.ELEMENT_TYPES)."""
         names = list(OP_FAMILIES[family])
         if dtype in FLOAT_DTYPES:
             names += FLOAT_ONLY.get(family, [])
-        return [n for n in names if f"pto.{n}" in self.ops]
+        arch = self.arch or "a2a3"
+        return [n for n in names if f"pto.{n}" in self.ops and op_rules.allows(n, arch, dtype)]
 
-    def choose_op(self, family: str, dtype: str) -> str:
-        name = self.rng.choice(self.op_names(family, dtype))
+    def vector_dtype_ok(self, dtype: str) -> bool:
+        """Whether every element-wise family has an op for `dtype` on the
+        kernel's target (a2a3 has none for i8 and bf16)."""
+        return all(self.op_names(family, dtype) for family in ("binary", "scalar", "unary"))
+
+    def one_of(self, names: list[str], dtype: str) -> str:
+        """One of these binary ops that takes `dtype` on the kernel's target
+        (tadd takes every type a binary op does)."""
+        arch = self.arch or "a2a3"
+        return self.rng.choice([n for n in names if op_rules.allows(n, arch, dtype)] or ["tadd"])
+
+    def choose_op(self, family: str, dtype: str, in_place: bool = False) -> str:
+        names = self.op_names(family, dtype)
+        if in_place and self.arch != "a5":
+            # ptoas refuses trecip in place on a3, what it names a module without a target
+            # (op_rules.float_unary); a2 and a5 allow it
+            names = [n for n in names if n != "trecip"] or names
+        name = self.rng.choice(names)
         self.b.features.add(f"op_{name}")
         return name
 
@@ -1200,9 +1232,9 @@ class _Generator:
             b.op(self.choose_op("scalar", dtype), [a, self.scalar(dtype)], d)
         elif kind == "unary":
             d, new = self.destination(scope, dtype, [a])
-            b.op(self.choose_op("unary", dtype), [a], d)
+            b.op(self.choose_op("unary", dtype, in_place=d is a), [a], d)
         elif kind == "cvt":
-            target = rng.choice(CVT_TARGETS[dtype])
+            target = rng.choice([t for t in CVT_TARGETS[dtype] if self.vector_dtype_ok(t)] or CVT_TARGETS[dtype])
             d, new = self.new_vec(scope, target, a.region), True
             attrs = ""
             if rng.random() < 0.4:
@@ -1211,17 +1243,17 @@ class _Generator:
             b.op("tcvt", [a], d, attrs)
             b.features.add("tcvt")
         elif kind == "mov":
-            staged = b.alloc(self.vec_type(dtype, region=a.region, loc="mat"), in_loop=scope.in_loop, region=a.region)
-            b.op("tmov", [a], staged)
+            # vec to vec: ptoas moves vec tiles into mat on a5 only, and mat tiles
+            # only into the cube's spaces (TMovOp::verify)
             d, new = self.new_vec(scope, dtype, a.region), True
-            b.op("tmov", [staged], d)
-            b.features.add("tmov_mat")
+            b.op("tmov", [a], d)
+            b.features.add("tmov_vec")
         elif kind == "if":
             d, new = self.destination(scope, dtype, [a])
             cond = self.parity(scope)
             other = self.pick(scope, dtype, d.region)
             b.open(f"scf.if {cond} {{")
-            b.op(rng.choice(["tadd", "tmul", "tmax"]), [a, other], d)
+            b.op(self.one_of(["tadd", "tmul", "tmax"], dtype), [a, other], d)
             b.close("} else {")
             b.depth += 1
             b.op("tmuls", [a, self.scalar(dtype)], d)
@@ -1270,11 +1302,12 @@ class _Generator:
         return r0, c0, h, w
 
     def subview(self, src: Tile, r0: int, c0: int, h: int, w: int) -> Tile:
-        """`pto.subview %src[r0, c0] sizes [h, w]` (its valid shape static,
-        or `?x?` with `valid [...]` operands of the window's size)."""
+        """`pto.subview %src[r0, c0] sizes [h, w]`, sometimes with `valid
+        [...]` operands of the window's size (constants, so the result's
+        valid shape says them: ptoas's SubViewOp::verify)."""
         b, rng = self.b, self.rng
         dyn = rng.random() < (0.5 if b.style == "pypto" else 0.25)
-        t = TileT("vec", h, w, src.dtype, dyn, dyn)
+        t = TileT("vec", h, w, src.dtype)
         name = b.fresh("sv")
         offsets = f"{b.const(r0)}, {b.const(c0)}"
         valid = f" valid [{b.const(h)}, {b.const(w)}]" if dyn else ""
@@ -1306,7 +1339,7 @@ class _Generator:
             if rng.random() < 0.5:
                 b.op(self.choose_op("scalar", a.dtype), [source, self.scalar(a.dtype)], sv)
             else:
-                b.op(self.choose_op("unary", a.dtype), [source], sv)
+                b.op(self.choose_op("unary", a.dtype, in_place=source is sv), [source], sv)
             self.touched(scope, a)
             b.features.add("subview_write")
             return True
@@ -1401,6 +1434,8 @@ class _Generator:
         `trowexpand` into a tile), or stored."""
         b, rng = self.b, self.rng
         dtype, region = a.dtype, a.region
+        if not self.op_names("rowred", dtype):
+            return False
         column = self.column_tile(scope, dtype, region, rng.random() < 0.5)
         ins = [a]
         if rng.random() < 0.3:  # scratch: written, never read
@@ -1478,7 +1513,7 @@ class _Generator:
         b.features.add(f"carried_partial_{how}")
         x = self.pick(scope, dtype, region)
         d = self.new_vec(scope, dtype, region)
-        b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
+        b.op(self.one_of(["tadd", "tsub", "tmax"], dtype), [c, x], d)
         b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
 
     def partial_writer(self, scope: _Scope) -> None:
@@ -1663,6 +1698,8 @@ class _Generator:
         (`tcolexpand`, `tcolexpand<op>`) or stored."""
         b, rng = self.b, self.rng
         dtype, region = a.dtype, a.region
+        if not self.op_names("colred", dtype):
+            return False
         row = self.row_tile(scope, dtype, region)
         b.op(self.choose_op("colred", dtype), [a], row)
         how = rng.choice(["expand_op", "expand", "store"])
@@ -1734,7 +1771,7 @@ class _Generator:
         """`textract` of a block of `a` into a smaller tile, stored."""
         b = self.b
         win = self.window(a.region, a.dtype)
-        if win is None:
+        if win is None or not op_rules.allows("textract", self.arch or "a2a3", a.dtype):
             return False
         r0, c0, h, w = win
         d = self.fresh_vec(scope, self.vec_type(a.dtype, (h, w)), Region(h, w))
@@ -1904,17 +1941,17 @@ class _Generator:
                 self.vector_code(scope)
         elif fragment == "acc_memory":
             x = self.pick(scope, self.dtype, state["acc"].region)
-            b.op(rng.choice(["tadd", "tmax", "tmin"]), [state["acc"], x], state["acc"])
+            b.op(self.one_of(["tadd", "tmax", "tmin"], self.dtype), [state["acc"], x], state["acc"])
         elif fragment == "acc_iter_args":
             x = self.pick(scope, self.dtype, state["region"])
             t = state["t"]
             if "acc" in state:
                 acc = Tile(state["acc"], t, state["region"])
-                b.op(rng.choice(["tadd", "tmax"]), [acc, x], acc)
+                b.op(self.one_of(["tadd", "tmax"], self.dtype), [acc, x], acc)
                 yields[state["acc"]] = state["acc"]
             else:
                 ping, pong = Tile(state["ping"], t, state["region"]), Tile(state["pong"], t, state["region"])
-                b.op(rng.choice(["tadd", "tsub", "tmax"]), [ping, x], pong)
+                b.op(self.one_of(["tadd", "tsub", "tmax"], self.dtype), [ping, x], pong)
                 yields[state["ping"]] = state["pong"]
                 yields[state["pong"]] = state["ping"]
         elif fragment == "carried_partial":
@@ -1934,7 +1971,7 @@ class _Generator:
             b.tload(self.input(self.dtype, tail), b.const(0), b.const(0), c)
             b.close()
             x = self.pick(scope, self.dtype, region)
-            b.op(rng.choice(["tadd", "tmax", "tmul"]), [c, x], c)
+            b.op(self.one_of(["tadd", "tmax", "tmul"], self.dtype), [c, x], c)
             b.tstore(c, self.output(self.dtype, tail=tail), self.row(scope, self.shape[0]), b.const(0))
         elif fragment == "matmul_rows":
             s = state

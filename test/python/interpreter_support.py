@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from mlir import ir
 
-from pto_dialect.api import parse
+from pto_dialect.api import ParseError, parse
 from pto_dialect.diagnostics import location_position
 from pto_dialect.interpreter import Execution, InterpreterError, execute
 
@@ -32,3 +32,22 @@ def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
 
 def buffer(execution: Execution, name: str):
     return next(b for b in execution.buffers if b.name == name)
+
+
+def on_a5(text: str) -> str:
+    """The kernel as a module for a5 (its type aliases stay at the top):
+    for ops and element types only a5 has."""
+    lines = text.splitlines()
+    aliases = [line for line in lines if line.startswith("!")]
+    body = [line for line in lines if not line.startswith("!")]
+    return "\n".join([*aliases, 'module attributes {pto.target_arch = "a5"} {', *body, "}", ""])
+
+
+def verify_error(text: str) -> str:
+    """The first error the verifier refuses the kernel with, as
+    `<string>:LINE:COL: error: MESSAGE` (what ptoas refuses is refused
+    before anything runs)."""
+    with ir.Context():
+        with pytest.raises(ParseError) as info:
+            parse(text)
+    return str(info.value).splitlines()[0]

@@ -48,6 +48,15 @@ TYPES = {
     "a32": ("!pto.tile_buf<acc, 10x16xf32>", "acc", 640, "!pto.partition_tensor_view<10x16xf32>"),
 }
 SLOT_TYPES = ["v32", "v16", "vd", "a32"]
+CUBE_SOURCES = {"a32": ("!pto.tile_buf<left, 10x16xf16>", "!pto.tile_buf<right, 16x16xf16>")}
+"""The matmul operands (function arguments) that "load" an acc tile."""
+OPS_BY_SPACE = {"vec": ["load", "store", "add", "exp"], "acc": ["load", "store", "exp"], "mat": ["load", "store"]}
+"""What the generator does to a tile of each space: what ptoas's verifier
+allows there (element-wise ops on vec tiles only)."""
+
+
+def tkey_of(stmt) -> str:
+    return stmt[-1]
 VALID = " valid_row = %vr valid_col = %vc"
 
 
@@ -143,7 +152,7 @@ def gen_block(g: Gen, scope: list[tuple[str, str]], depth: int, iv: str | None, 
         elif kind == "op":
             name, tkey = pick(g, scope)
             same = [n for n, t in scope if t == tkey]
-            op = g.draw(st.sampled_from(["load", "store", "add", "exp"]))
+            op = g.draw(st.sampled_from(OPS_BY_SPACE[TYPES[tkey][1]]))
             if op in ("load", "store"):
                 stmts.append((op, name, tkey, iv))
             elif op == "add":
@@ -226,7 +235,11 @@ def print_block(stmts, out: list[str], indent: str) -> None:
         elif kind in ("load", "store"):
             _, name, tkey, iv = s
             ty, _, _, part = TYPES[tkey]
-            if kind == "load":
+            if kind == "load" and tkey in CUBE_SOURCES:
+                # an acc tile is written by the cube (ptoas's tload fills vec and mat only)
+                lhs, rhs = CUBE_SOURCES[tkey]
+                out.append(f"{indent}pto.tmatmul ins(%lhs_{tkey}, %rhs_{tkey} : {lhs}, {rhs}) outs(%{name} : {ty})")
+            elif kind == "load":
                 out.append(f"{indent}pto.tload ins(%src_{tkey} : {part}) outs(%{name} : {ty})")
             else:
                 out.append(f"{indent}pto.tstore ins(%{name} : {ty}) outs(%dst_{tkey} : {part})")
@@ -234,6 +247,12 @@ def print_block(stmts, out: list[str], indent: str) -> None:
             _, a, b, dst, tkey = s
             ty = TYPES[tkey][0]
             out.append(f"{indent}pto.tadd ins(%{a}, %{b} : {ty}, {ty}) outs(%{dst} : {ty})")
+        elif kind == "exp" and tkey_of(s) in CUBE_SOURCES:
+            # one read and one write on the cube: the accumulating matmul
+            _, a, dst, tkey = s
+            ty = TYPES[tkey][0]
+            lhs, rhs = CUBE_SOURCES[tkey]
+            out.append(f"{indent}pto.tmatmul.acc ins(%{a}, %lhs_{tkey}, %rhs_{tkey} : {ty}, {lhs}, {rhs}) outs(%{dst} : {ty})")
         elif kind == "exp":
             _, a, dst, tkey = s
             ty = TYPES[tkey][0]
@@ -273,6 +292,7 @@ def print_block(stmts, out: list[str], indent: str) -> None:
 def print_kernel(stmts) -> str:
     conds = "".join(f", %cond{i}: i1" for i in range(MAX_CONDS))
     gm = "".join(f"%src_{k}: {part}, %dst_{k}: {part}, " for k, (_, _, _, part) in TYPES.items())
+    gm += "".join(f"%lhs_{k}: {lhs}, %rhs_{k}: {rhs}, " for k, (lhs, rhs) in CUBE_SOURCES.items())
     out = [
         f"func.func @kernel({gm}%vr: index, %vc: index{conds}) {{",
         "  %c0 = arith.constant 0 : index",

@@ -427,7 +427,7 @@ def test_the_harness_reports_a_conversion_that_slots_loop_carried_tiles(wrong_pa
 
 
 def test_a_failing_kernel_is_shrunk_to_what_shows_the_failure(wrong_passes):
-    from pto_dialect.testing.minimise import minimise
+    from pto_dialect.testing.minimise import _units, _verdict, minimise
 
     pipeline = "test-everything-at-zero"
     # the five smallest kernels the wrong pass breaks (how far one shrinks
@@ -449,6 +449,14 @@ def test_a_failing_kernel_is_shrunk_to_what_shows_the_failure(wrong_passes):
         assert after.status == before.status, after
         ratios.append(small.count("\n") / kernel.text.count("\n"))
     assert min(ratios) < 2 / 3, ratios
+    # a local minimum: without any one of its ops (or regions) the failure is gone
+    kernel, before = failing[0]
+    small = minimise(kernel.text, kernel.function, kernel.values, pipeline)
+    lines = small.split("\n")
+    verdict = _verdict(small, kernel.function, kernel.values, pipeline)
+    for start, end in _units(lines):
+        rest = "\n".join(lines[:start] + lines[end:])
+        assert _verdict(rest, kernel.function, kernel.values, pipeline) != verdict, lines[start:end]
     # a kernel no pass changes is left as it is
     assert minimise(kernel.text, kernel.function, kernel.values, "canonicalize") == kernel.text
 

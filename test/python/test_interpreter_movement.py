@@ -62,7 +62,16 @@ def test_textract_of_a_block_beyond_the_source_is_an_error_at_the_op():
 
 
 def test_textract_variants_not_executed_name_themselves():
-    text = textract_kernel(0, 0).replace("outs(%l : " + LEFT + ")", "outs(%l : " + LEFT + ") {reluPreMode = #pto<relu_pre_mode normal_relu>}")
+    # relu is an acc-source option (ptoas's TExtractOp::verify): acc to mat, converting f32 to f16
+    acc = "!pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>"
+    mat = "!pto.tile_buf<mat, 16x16xf16, blayout=col_major, slayout=row_major>"
+    text = f"""
+func.func @k(%a: {acc}, %m: {mat}) {{
+  %c0 = arith.constant 0 : index
+  pto.textract ins(%a, %c0, %c0 : {acc}, index, index) outs(%m : {mat}) {{reluPreMode = #pto<relu_pre_mode normal_relu>}}
+  return
+}}
+"""
     assert "'pto.textract' with reluPreMode normal_relu is not executed by pto-run yet" in str(run_error(text))
 
 
@@ -389,19 +398,19 @@ def test_tgather_index_out_of_range_is_an_error_naming_it():
     assert err.position[1] == line_of(text, "pto.tgather")
 
 
-MASK_SRC = "!pto.tile_buf<vec, 4x16xf32>"
 SEGMENTS = "operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>"  # src and dst only
 
 
-def mask_gather_kernel(pattern: str, axis: str, dst: str) -> str:
+def mask_gather_kernel(pattern: str, axis: str, dst: str, cols: int = 16) -> str:
     # generic form: pto-opt does not read ptoas's `ins(%src, {maskPattern = ...} : T, "row")` yet
+    src, view = f"!pto.tile_buf<vec, 4x{cols}xf32>", f"!pto.partition_tensor_view<4x{cols}xf32>"
     return f"""
-func.func @k(%X: !pto.partition_tensor_view<4x16xf32>) -> ({MASK_SRC}, {dst}) {{
-  %s = pto.alloc_tile : {MASK_SRC}
-  pto.tload ins(%X : !pto.partition_tensor_view<4x16xf32>) outs(%s : {MASK_SRC})
+func.func @k(%X: {view}) -> ({src}, {dst}) {{
+  %s = pto.alloc_tile : {src}
+  pto.tload ins(%X : {view}) outs(%s : {src})
   %d = pto.alloc_tile : {dst}
-  "pto.tgather"(%s, %d) {{maskPattern = #pto.mask_pattern<{pattern}>, axis = "{axis}", {SEGMENTS}}} : ({MASK_SRC}, {dst}) -> ()
-  return %s, %d : {MASK_SRC}, {dst}
+  "pto.tgather"(%s, %d) {{maskPattern = #pto.mask_pattern<{pattern}>, axis = "{axis}", {SEGMENTS}}} : ({src}, {dst}) -> ()
+  return %s, %d : {src}, {dst}
 }}
 """
 
@@ -411,32 +420,33 @@ func.func @k(%X: !pto.partition_tensor_view<4x16xf32>) -> ({MASK_SRC}, {dst}) {{
     [("P0101", lambda i: i % 2 == 0), ("P1010", lambda i: i % 2 == 1), ("P0100", lambda i: i % 4 == 2), ("P1111", lambda i: True)],
 )
 def test_tgather_by_mask_packs_the_kept_columns_of_every_row(pattern, keep):
-    cols = [j for j in range(16) if keep(j)]
-    dst = f"!pto.tile_buf<vec, {len(cols) * 4 // 8}x8xf32>"
-    r = run(mask_gather_kernel(pattern, "row", dst), trace=True)
+    # by row, dst holds src's rows, its columns the kept ones (ptoas's TGatherOp::verify)
+    cols = [j for j in range(32) if keep(j)]
+    dst = f"!pto.tile_buf<vec, 4x{len(cols)}xf32>"
+    r = run(mask_gather_kernel(pattern, "row", dst, cols=32), trace=True)
     src, d = buffer(r, "return #0").array, buffer(r, "return #1").array
-    assert np.array_equal(d.reshape(-1), src[:, cols].reshape(-1))
+    assert np.array_equal(d, src[:, cols])
 
 
-def test_tgather_by_mask_packs_a_partial_last_row_and_traces_the_bytes_written():
-    # 3 valid rows x 4 kept columns = 12 elements: one full row of 8 and 4 of the next
-    src = "!pto.tile_buf<vec, 4x16xf32, valid=3x16>"
-    dst = "!pto.tile_buf<vec, 2x8xf32>"
+def test_tgather_by_mask_gathers_the_valid_rows_and_traces_the_bytes_written():
+    # 3 valid rows x 8 kept columns = 24 elements; dst's fourth row is not written
+    src = "!pto.tile_buf<vec, 4x32xf32, valid=3x32>"
+    dst = "!pto.tile_buf<vec, 4x8xf32, valid=3x8>"
     text = f"""
-func.func @k(%X: !pto.partition_tensor_view<3x16xf32>) -> ({src}, {dst}) {{
+func.func @k(%X: !pto.partition_tensor_view<3x32xf32>) -> ({src}, {dst}) {{
   %s = pto.alloc_tile : {src}
-  pto.tload ins(%X : !pto.partition_tensor_view<3x16xf32>) outs(%s : {src})
+  pto.tload ins(%X : !pto.partition_tensor_view<3x32xf32>) outs(%s : {src})
   %d = pto.alloc_tile : {dst}
-  "pto.tgather"(%s, %d) {{maskPattern = #pto.mask_pattern<P0001>, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}} : ({src}, {dst}) -> ()
+  "pto.tgather"(%s, %d) {{maskPattern = #pto.mask_pattern<P0001>, axis = "row", {SEGMENTS}}} : ({src}, {dst}) -> ()
   return %s, %d : {src}, {dst}
 }}
 """
     r = run(text, trace=True)
     s, d = buffer(r, "return #0").array, buffer(r, "return #1").array
-    assert np.array_equal(d.reshape(-1)[:12], s[:3, ::4].reshape(-1))  # axis "row" when not given
-    assert np.isnan(d.reshape(-1)[12:]).all()
+    assert np.array_equal(d[:3], s[:3, ::4])
+    assert np.isnan(d[3]).all()
     (event,) = [e for e in r.trace if e.op == "pto.tgather"]
-    assert event.elements == 12 and sum(a.nbytes for a in event.writes) == 12 * 4
+    assert event.elements == 24 and sum(a.nbytes for a in event.writes) == 24 * 4
 
 
 def test_tgather_by_mask_along_col_keeps_rows():
@@ -451,7 +461,8 @@ func.func @k(%x: f32) {{
   %s = pto.alloc_tile : {SRC}
   %d = pto.alloc_tile : {IDX}
   %c = pto.alloc_tile : {IDX}
-  pto.tgather ins(%s, %x : {SRC}, f32) outs(%d, %c : {IDX}, {IDX}) {{cmpMode = #pto<cmp gt>, offset = 0 : i32}}
+  %t = pto.alloc_tile : {IDX}
+  pto.tgather ins(%s, %x, %t : {SRC}, f32, {IDX}) outs(%d, %c : {IDX}, {IDX}) {{cmpMode = #pto<cmp gt>, offset = 0 : i32}}
   return
 }}
 """

@@ -144,7 +144,7 @@ REQUIRED_FEATURES = {
     "partial_writer_treshape_view", "partial_writer_subview_view", "partial_writer_refill", "partial_writer_colsum_row0",
     "partial_writer_concat_narrow", "call",
     # tiles and ops
-    "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_mat", "user_addr", "user_multi_tile",
+    "in_place", "overwrite", "overwrite_outer", "outer_tile", "tcvt", "tcvt_rmode", "tmov_vec", "user_addr", "user_multi_tile",
     "if_writes", "if_yields_tile",
     # loop-carried data
     "acc_memory", "acc_iter_args", "ping_pong", "carried_in_body",

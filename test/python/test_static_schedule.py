@@ -300,6 +300,9 @@ def test_a_nested_loop_with_known_bounds_is_unrolled():
 ACC = "!pto.tile_buf<acc, 32x64xf32, valid=?x64>"
 LEFT = "!pto.tile_buf<left, 32x64xf16, valid=?x64>"
 RIGHT = "!pto.tile_buf<right, 64x64xf16>"
+MAT_A = "!pto.tile_buf<mat, 32x64xf16, valid=?x64>"
+MAT_B = "!pto.tile_buf<mat, 64x64xf16>"
+# (the cube's tiles are loaded into mat and moved: ptoas's tload fills vec and mat only)
 MATMUL = f"""
 func.func @mm(%A: !pto.ptr<f16>, %B: !pto.ptr<f16>, %C: !pto.ptr<f32>, %m: index) {{
   %c0 = arith.constant 0 : index
@@ -313,12 +316,16 @@ func.func @mm(%A: !pto.ptr<f16>, %B: !pto.ptr<f16>, %C: !pto.ptr<f32>, %m: index
   %acc = pto.alloc_tile valid_row = %m : {ACC}
   scf.for %k = %c0 to %c8 step %c1 {{
     %kk = arith.muli %k, %c64 : index
+    %am = pto.alloc_tile valid_row = %m : {MAT_A}
+    %bm = pto.alloc_tile : {MAT_B}
+    %pa = pto.partition_view %av, offsets = [%c0, %kk], sizes = [%m, %c64] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<?x64xf16>
+    pto.tload ins(%pa : !pto.partition_tensor_view<?x64xf16>) outs(%am : {MAT_A})
+    %pb = pto.partition_view %bv, offsets = [%kk, %c0], sizes = [%c64, %c64] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<64x64xf16>
+    pto.tload ins(%pb : !pto.partition_tensor_view<64x64xf16>) outs(%bm : {MAT_B})
     %l = pto.alloc_tile valid_row = %m : {LEFT}
     %r = pto.alloc_tile : {RIGHT}
-    %pa = pto.partition_view %av, offsets = [%c0, %kk], sizes = [%m, %c64] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<?x64xf16>
-    pto.tload ins(%pa : !pto.partition_tensor_view<?x64xf16>) outs(%l : {LEFT})
-    %pb = pto.partition_view %bv, offsets = [%kk, %c0], sizes = [%c64, %c64] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<64x64xf16>
-    pto.tload ins(%pb : !pto.partition_tensor_view<64x64xf16>) outs(%r : {RIGHT})
+    pto.tmov ins(%am : {MAT_A}) outs(%l : {LEFT})
+    pto.tmov ins(%bm : {MAT_B}) outs(%r : {RIGHT})
     pto.tmatmul.acc ins(%acc, %l, %r : {ACC}, {LEFT}, {RIGHT}) outs(%acc : {ACC})
   }}
   return
