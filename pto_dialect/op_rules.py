@@ -414,6 +414,39 @@ def row_expand_binary(name: str, div: bool = False, shapes: bool = False) -> Che
     return check
 
 
+def col_expand_binary(name: str, integers: bool | str = True) -> Check:
+    """verifyTColExpandBinaryLikeOp (tcolexpand{add,sub,mul,max,min,div,
+    expdif}): f16 and f32, with `integers` also i16 and i32 (and i8 on a5;
+    `integers="a5"`: integers on a5 only, as TColExpandDivOp::verify asks);
+    src0 of dst's shape and valid shape; all row-major; src1's valid columns
+    dst's."""
+
+    def check(cx: RuleContext, op: ir.Operation) -> None:
+        tiles = _tiles(cx.operands(op), "src0", "src1", "dst")
+        if tiles is None:
+            return
+        src0, src1, dst = tiles
+        with_integers = integers is True or (integers == "a5" and cx.arch == "a5")
+        supported = ("f16", "f32") + (("i16", "i32") + ("i8",) * (cx.arch == "a5") if with_integers else ())
+        if any(t.dtype not in supported for t in tiles):
+            if not with_integers:
+                return cx.fail(op, f"expects {name} element type to be f16 or f32")
+            if cx.arch == "a5":
+                return cx.fail(op, f"expects A5 {name} element type to be i8/i16/i32/f16/f32")
+            return cx.fail(op, f"expects A2/A3 {name} element type to be i16/i32/f16/f32")
+        if src0.shape != dst.shape:
+            return cx.fail(op, "expects src0/dst to have same shape")
+        if not _same_valid(src0, dst):
+            return cx.fail(op, "expects src0 and dst to have the same valid_shape")
+        for t, role in ((src0, "src0"), (src1, "src1"), (dst, "dst")):
+            if t.blayout != "row_major":
+                return cx.fail(op, f"expects {role} to use row-major layout")
+        if not _same_valid(src1, dst, 1):
+            cx.fail(op, "expects src1 valid_shape[1] to equal dst valid_shape[1]")
+
+    return check
+
+
 def tcolsum(cx: RuleContext, op: ir.Operation) -> None:
     """TColSumOp::verify: with a tmp and isBinary, a static src valid shape;
     the element types of the arch."""
@@ -933,6 +966,9 @@ ELEMENT_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
     **{op: {"a2a3": _ROWCOL, "a5": (*_ROWCOL, "i8")} for op in ("trowexpandadd", "trowexpandsub", "trowexpandmul")},
     "trowexpanddiv": {"a2a3": ("f16", "f32"), "a5": ("i8", "i16", "i32", "f16", "f32")},
     "tcolsum": {"a2a3": _ROWCOL},
+    **{op: {"a2a3": _ROWCOL, "a5": (*_ROWCOL, "i8")} for op in ("tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpandmax", "tcolexpandmin")},
+    "tcolexpanddiv": {"a2a3": ("f16", "f32"), "a5": ("i8", "i16", "i32", "f16", "f32")},
+    "tcolexpandexpdif": {"a2a3": ("f16", "f32"), "a5": ("f16", "f32")},
     "textract": {"a2a3": ("i8", "f16", "bf16", "f32"), "a5": ("i8", "f16", "bf16", "f32")},
 }
 """The element types each op takes per arch, as the rules above check them
@@ -986,6 +1022,9 @@ RULES: dict[str, Check] = {
     "pto.trowexpandmul": row_expand_binary("trowexpandmul"),
     "pto.trowexpanddiv": row_expand_binary("trowexpanddiv", div=True),
     "pto.tcolsum": tcolsum,
+    **{f"pto.{op}": col_expand_binary(op) for op in ("tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpandmax", "tcolexpandmin")},
+    "pto.tcolexpanddiv": col_expand_binary("tcolexpanddiv", integers="a5"),
+    "pto.tcolexpandexpdif": col_expand_binary("tcolexpandexpdif", integers=False),
     "pto.tgather": tgather,
     "pto.tmatmul": matmul_a5_layouts,
     "pto.tmatmul_acc": matmul_a5_layouts,

@@ -35,6 +35,7 @@ import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from . import oracles
@@ -216,9 +217,25 @@ def translate(tool: oracles.Tool, modules: dict[str, str], arch: str) -> Transla
 _FUNCTION = re.compile(r"^AICORE void (\w+)\(", re.M)
 
 
+@cache
+def headers_fingerprint(include: str) -> str:
+    """The state of pto-isa's headers (each file's path, size and mtime):
+    part of every cache key, so a replaced or touched checkout rebuilds the
+    precompiled header (clang refuses a PCH older than its headers) and the
+    programs compiled from it."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(include):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            st = os.stat(path)
+            digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:16]
+
+
 def _pch(toolchain: oracles.IsaToolchain) -> Path:
     """pto-isa's headers, precompiled once per compiler and include path."""
-    key = hashlib.sha256(f"{toolchain.cxx}\0{toolchain.include}\0{CXX_FLAGS}".encode()).hexdigest()[:20]
+    key = hashlib.sha256(f"{toolchain.cxx}\0{toolchain.include}\0{headers_fingerprint(toolchain.include)}\0{CXX_FLAGS}".encode()).hexdigest()[:20]
     pch = cache_dir() / f"pto-inst-{key}.pch"
     if pch.exists():
         return pch
@@ -358,7 +375,7 @@ def build(toolchain: oracles.IsaToolchain, translation: Translation, arch: str) 
     refused: dict[str, str] = {}
     for _attempt in range(3):
         source = program_source(preamble, functions, arch)
-        key = hashlib.sha256(f"{toolchain.cxx}\0{toolchain.include}\0{CXX_FLAGS}\0{source}".encode()).hexdigest()[:24]
+        key = hashlib.sha256(f"{toolchain.cxx}\0{toolchain.include}\0{headers_fingerprint(toolchain.include)}\0{CXX_FLAGS}\0{source}".encode()).hexdigest()[:24]
         binary = cache_dir() / f"batch-{key}"
         known = binary.with_suffix(".refused")
         if binary.exists():

@@ -1307,7 +1307,8 @@ class _Generator:
         valid shape says them: ptoas's SubViewOp::verify)."""
         b, rng = self.b, self.rng
         dyn = rng.random() < (0.5 if b.style == "pypto" else 0.25)
-        t = TileT("vec", h, w, src.dtype)
+        # the source's layout and pad (ptoas: "expects result tile config to match source")
+        t = TileT("vec", h, w, src.dtype, blayout=src.t.blayout, slayout=src.t.slayout, fractal=src.t.fractal, pad=src.t.pad)
         name = b.fresh("sv")
         offsets = f"{b.const(r0)}, {b.const(c0)}"
         valid = f" valid [{b.const(h)}, {b.const(w)}]" if dyn else ""
