@@ -56,7 +56,7 @@ def mlir_tool(name):
 
 
 config.substitutions.append(("%python", sys.executable))
-config.substitutions.append(("%pto_irdl", str(root / "pto_dialect" / "pto.irdl.mlir")))
+config.substitutions.append(("%pto_irdl", str(root / "pto_dialect" / "dialect" / "pto.irdl.mlir")))
 config.substitutions.append(("%examples", str(root / "examples")))
 for tool in ("pto-opt", "pto-run"):
     path = bindir / tool

@@ -9,21 +9,22 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .. import diagnostics, slot_depth
-from ..allocs import ALLOC_OPS, AllocOperands, alloc_attributes, alloc_operands, create_alloc, has_addr
-from ..attributes import generic_value
-from ..diagnostics import location_text
-from ..ir_utils import constant_int
-from ..liveness import FunctionLiveness, LiveRange, function_liveness
-from ..memory_report import FORMATS, render
+from ..analysis.liveness import FunctionLiveness, LiveRange, function_liveness
+from ..analysis.placement import Placement, Request, live_peak, place
+from ..analysis.sharing import PipeAwareSharing, ShareFacts, Tier, share_facts
+from ..dialect.allocs import ALLOC_OPS, AllocOperands, alloc_attributes, alloc_operands, create_alloc, has_addr
+from ..dialect.annotations import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
+from ..dialect.attributes import generic_value
+from ..dialect.scratch import decide, has_rule, with_tmp
+from ..dialect.targets import ARCH_NAMES, space_spec
+from ..dialect.types import SPACES, MultiTileBufType, TypeBuilder, align_up, buffer_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..placement import Placement, Request, live_peak, place
-from ..report import BufferPlacement, FunctionMemory
-from ..scratch import decide, has_rule, with_tmp
-from ..sharing import PipeAwareSharing, ShareFacts, Tier, share_facts
-from ..targets import ARCH_NAMES, space_spec
-from ..types import SPACES, MultiTileBufType, TypeBuilder, align_up, buffer_type
-from ..vocabulary import MEMORY_USAGE_ATTR, ArchError, resolve_arch, set_memory_usage
+from ..reports.decisions import BufferPlacement, FunctionMemory
+from ..reports.memory import FORMATS, render
+from ..support import diagnostics
+from ..support.diagnostics import location_text
+from ..support.ir_utils import constant_int
+from ..timing import slot_depth
 
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
 

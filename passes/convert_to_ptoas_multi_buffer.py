@@ -8,30 +8,21 @@ from typing import ClassVar
 from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from .. import diagnostics
-from ..allocs import AllocOperands, alloc_operands, create_alloc
-from ..buffers import escape_reason
-from ..diagnostics import location_text
-from ..ir_utils import ConstantInts, Enclosing
-from ..loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
-from ..loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
-from ..loop_memory import LoopMemory
+from ..analysis.buffers import escape_reason
+from ..analysis.loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
+from ..analysis.loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
+from ..analysis.loop_memory import LoopMemory
+from ..analysis.regions import ValidExtents
+from ..dialect.allocs import AllocOperands, alloc_operands, create_alloc
+from ..dialect.annotations import MAX_SLOTS, MIN_SLOTS, ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
+from ..dialect.scratch import TmpFinder
+from ..dialect.targets import ARCH_NAMES, space_spec
+from ..dialect.types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..regions import ValidExtents
-from ..report import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
-from ..scratch import TmpFinder
-from ..targets import ARCH_NAMES, space_spec
-from ..types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
-from ..vocabulary import (
-    MAX_SLOTS,
-    MIN_SLOTS,
-    ArchError,
-    asks_for_buffering,
-    pipeline_stages,
-    resolve_arch,
-    set_pipeline_stages,
-    stages_attr,
-)
+from ..reports.decisions import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
+from ..support import diagnostics
+from ..support.diagnostics import location_text
+from ..support.ir_utils import ConstantInts, Enclosing
 
 
 @dataclass
@@ -195,7 +186,7 @@ class ConvertToPtoasMultiBuffer(ModulePass):
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
         if self.replan:
-            from ..replan import replan_module  # here: only replan=true needs it
+            from ..analysis.replan import replan_module  # here: only replan=true needs it
 
             replan_module(module, run)
             # The rewrite below may erase allocs replan made: the check after
@@ -327,11 +318,11 @@ class _Conversion:
         beside: dict[str, int],
         uniform: int,
     ) -> bool:
-        """slots=model: each eligible tile its own count (pto_dialect/slot_model.py);
+        """slots=model: each eligible tile its own count (pto_dialect/timing/slot_model.py);
         every count is a remark with its numbers, and so is the loop's."""
         # Imported here: the pipe model brings the interpreter and numpy,
         # which a run with slots=uniform never needs at start-up.
-        from ..slot_model import Candidate, choose_slots, tile_pipes
+        from ..timing.slot_model import Candidate, choose_slots, tile_pipes
         candidates = [
             Candidate(t.alloc, t.space, self.slot_stride(t), tile_pipes(t.alloc), location_text(t.alloc.location)) for t in eligible
         ]
@@ -382,7 +373,7 @@ class _Conversion:
 
     @staticmethod
     def model_summary(eligible: list[_Tile], choice) -> str:
-        from ..slot_model import format_cycles
+        from ..timing.slot_model import format_cycles
 
         counts = [choice.slots[t.alloc] for t in eligible]  # before the rewrite erases the allocs
         text = f"slots {', '.join(map(str, counts))} for its {len(eligible)} eligible tile{'s' if len(eligible) != 1 else ''}"
@@ -465,7 +456,7 @@ class _Conversion:
         (docs/dialect.md, "Scratch tiles at level3"), plus every buffer
         defined before the loop and used in it, live throughout, and every
         buffer live across the loop that no op in it uses (written before
-        it, used after it: the allocator's lifetimes, pto_dialect/liveness.py)."""
+        it, used after it: the allocator's lifetimes, pto_dialect/analysis/liveness.py)."""
         beside = self.memory.around(loop)
         single = [t for t in tiles if t.reason and t.view is not None]
         if self.tmp_finder is None:
@@ -473,7 +464,7 @@ class _Conversion:
         tmps = [(op, tile, align_up(tile.nbytes, space_spec(self.arch, tile.loc).alignment)) for op, tile in self.tmp_finder.under(loop)]
         if not single and not tmps:
             return beside
-        from ..liveness import buffer_values  # here: most loops have no single tile, and the allocator's module is big
+        from ..analysis.liveness import buffer_values  # here: most loops have no single tile, and the allocator's module is big
 
         body = loop.regions[0].blocks[0]
         position: dict[ir.Operation, int] = {}  # every op in the body -> the index of the body op holding it

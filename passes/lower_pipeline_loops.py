@@ -9,20 +9,20 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from .. import diagnostics
-from ..allocs import ALLOC_OPS, alloc_operands, has_addr
-from ..buffers import escape_reason, forward_aliases
-from ..diagnostics import location_text
-from ..ir_utils import defined_inside, nested_in, walk_ops
-from ..loop_carried import loop_carried_buffers
-from ..loop_index import LoopBounds, binary, constant, emit_span_and_trips, induction_var, rebase_induction_var
-from ..loop_memory import LoopMemory
+from ..analysis.buffers import escape_reason, forward_aliases
+from ..analysis.loop_carried import loop_carried_buffers
+from ..analysis.loop_index import LoopBounds, binary, constant, emit_span_and_trips, induction_var, rebase_induction_var
+from ..analysis.loop_memory import LoopMemory
+from ..dialect.allocs import ALLOC_OPS, alloc_operands, has_addr
+from ..dialect.annotations import ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
+from ..dialect.scratch import TmpFinder
+from ..dialect.targets import ARCH_NAMES, space_spec
+from ..dialect.types import align_up, buffer_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..report import LoopDecision, TileDecision
-from ..scratch import TmpFinder
-from ..targets import ARCH_NAMES, space_spec
-from ..types import align_up, buffer_type
-from ..vocabulary import ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
+from ..reports.decisions import LoopDecision, TileDecision
+from ..support import diagnostics
+from ..support.diagnostics import location_text
+from ..support.ir_utils import defined_inside, nested_in, walk_ops
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
 # no module growth without bound (k nested pipeline loops multiply: 2^k).
@@ -181,7 +181,7 @@ def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
     the body (copy j at `iv + j * step`), the remainder loop the last
     `trips mod factor` iterations from `split = lb + done * step`. The bounds
     are exact for signed and unsigned loops and any induction variable type
-    (pto_dialect/loop_index.py): with dynamic bounds, `trips` is
+    (pto_dialect/analysis/loop_index.py): with dynamic bounds, `trips` is
     `ceildivui(max(ub, lb) - lb, step)`, `split` is `ub' - trips mod factor`
     for step 1, else `lb + done * step`, or `ub'` when nothing remains (that
     sum may pass the type's range). When `factor * step` may not fit the

@@ -6,11 +6,11 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..dialect.targets import ARCH_NAMES
+from ..dialect.types import SPACES
 from ..pass_infra import ModulePass, OptionError, option
-from ..pipeline_syntax import parse_bool
-from ..report import SwitchDecision
-from ..targets import ARCH_NAMES
-from ..types import SPACES
+from ..reports.decisions import SwitchDecision
+from ..syntax.pass_pipeline import parse_bool
 from . import get_pass_class
 
 ENV_SWITCH = "PTO_PTOAS_MULTI_BUFFER"

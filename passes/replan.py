@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from mlir import ir
 
+from ..analysis.replan import replan_module
 from ..pass_infra import ModulePass, PassRun
-from ..replan import replan_module
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 from mlir import ir
 
+from ..dialect.targets import ARCH_NAMES
+from ..dialect.verifier import verify_module
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..targets import ARCH_NAMES
-from ..verifier import verify_module
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ _API = {
     "run_passes": "api",
     "add_passes": "api",
     "verify": "api",
-    "IRDL_FILE": "dialect",
+    "IRDL_FILE": "dialect.load",
 }
 
 __all__ = [*_API, "LLVM_VERSION", "__version__"]

@@ -8,15 +8,16 @@ import weakref
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from . import diagnostics, ptoas_syntax
-from .diagnostics import Diag
-from .dialect import load_dialect
-from .pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve, run_pass_manager
-from .report import PipelineReport
-from .session import PARSER_BUFFER, Session, Source, name_locations
-from .session import print_module as _print
-from .source_text import line_col
-from .verifier import verify_module
+from .dialect.load import load_dialect
+from .dialect.verifier import verify_module
+from .driver.pass_pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve, run_pass_manager
+from .driver.session import PARSER_BUFFER, Session, Source, name_locations
+from .driver.session import print_module as _print
+from .reports.decisions import PipelineReport
+from .support import diagnostics
+from .support.diagnostics import Diag
+from .support.source_text import line_col
+from .syntax import ptoas
 
 __all__ = ["ParseError", "add_passes", "load_dialect", "parse", "print_module", "run_passes", "to_generic", "to_ptoas", "verify"]
 
@@ -58,7 +59,7 @@ def to_generic(text: str, name: str = "<string>") -> str:
     caller that parses it with `ir.Module.parse` itself (line and column of
     every op stay the same). Raises `ParseError` for ptoas syntax that does
     not read."""
-    translation = ptoas_syntax.to_generic(text)
+    translation = ptoas.to_generic(text)
     if translation.problems:
         source = Source(name, text)
         diags = []
@@ -72,7 +73,7 @@ def to_generic(text: str, name: str = "<string>") -> str:
 def to_ptoas(text: str) -> str:
     """MLIR's printed text of a module (what `str(module)` gives) in ptoas
     syntax, as `print_module` writes it."""
-    return ptoas_syntax.to_ptoas(text)
+    return ptoas.to_ptoas(text)
 
 
 def print_module(module: ir.Module | ir.Operation, *, generic: bool = False, debuginfo: bool = False) -> str:

@@ -17,7 +17,7 @@ computes lives in that run.
         def apply(self, run: PassRun, module: ir.Operation) -> None: ...
 
 Options parse from MLIR's pass option syntax (`my-pass{level=2 names=a,b}`,
-pipeline_syntax.py). This module does not import the MLIR bindings, so
+syntax/pass_pipeline.py). This module does not import the MLIR bindings, so
 `pto-opt --help` can list the passes' flags without loading them.
 """
 
@@ -30,8 +30,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .pipeline_syntax import OptionError, parse_bool, parse_options
-from .report import PipelineReport
+from .reports.decisions import PipelineReport
+from .syntax.pass_pipeline import OptionError, parse_bool, parse_options
 
 if TYPE_CHECKING:
     from mlir import ir

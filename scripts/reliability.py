@@ -105,7 +105,7 @@ def row_contexts(n: int) -> tuple[str, str, bool]:
     from mlir import ir
 
     import pto_dialect
-    from pto_dialect.session import Session, Source
+    from pto_dialect.driver.session import Session, Source
 
     text = (ROOT / "examples" / "double_buffer_add.pto").read_text()
 

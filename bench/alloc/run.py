@@ -40,10 +40,10 @@ import time
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.liveness import function_liveness
-from pto_dialect.placement import Request, live_peak, place
-from pto_dialect.targets import space_spec
-from pto_dialect.types import MultiTileBufType, align_up, buffer_type
+from pto_dialect.analysis.liveness import function_liveness
+from pto_dialect.analysis.placement import Request, live_peak, place
+from pto_dialect.dialect.targets import space_spec
+from pto_dialect.dialect.types import MultiTileBufType, align_up, buffer_type
 
 SMALL = "!pto.tile_buf<vec, 8x16xf16>"  # 256 bytes
 MID = "!pto.tile_buf<vec, 12x16xf16>"  # 384 bytes

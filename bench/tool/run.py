@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE))
 from generate import affine_kernel, pto_kernel  # noqa: E402
 
 ROOT = HERE.parent.parent
-IRDL = ROOT / "pto_dialect" / "pto.irdl.mlir"
+IRDL = ROOT / "pto_dialect" / "dialect" / "pto.irdl.mlir"
 
 
 def cxx_mlir_opt() -> str:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .catalogue import CATALOGUE, NO_DATA_OPS, VIEW_OPS
-from .ops import op_def
-from .types import buffer_type
+from ..dialect.effects import CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from ..dialect.ops import op_def
+from ..dialect.types import buffer_type
 
 
 def op_display_name(name: str) -> str:

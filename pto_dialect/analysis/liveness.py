@@ -50,10 +50,10 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .allocs import alloc_operands
+from ..dialect.allocs import alloc_operands
+from ..dialect.effects import ALLOC_OPS, CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from ..support.ir_utils import constant_int
 from .buffers import forward_aliases, op_display_name, view_results
-from .catalogue import ALLOC_OPS, CATALOGUE, NO_DATA_OPS, VIEW_OPS
-from .ir_utils import constant_int
 from .loop_carried import loop_carried_buffers
 
 # Region ops that run each of their regions at most once per execution.

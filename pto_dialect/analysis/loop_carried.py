@@ -33,25 +33,13 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from . import trampoline
+from ..dialect.effects import CATALOGUE, VIEW_OPS
+from ..dialect.types import tile_type
+from ..support import trampoline
+from ..support.ir_utils import ConstantInts
 from .buffers import forward_aliases, op_access, op_display_name
-from .catalogue import CATALOGUE, VIEW_OPS
-from .ir_utils import ConstantInts
 from .loop_index import static_trip_count
-from .regions import (
-    Extents,
-    Geometry,
-    Rect,
-    ValidExtents,
-    buffer_root_geometry,
-    covered,
-    invariant_in,
-    may_write,
-    op_regions,
-    root_bytes,
-    view_geometry,
-)
-from .types import tile_type
+from .regions import Extents, Geometry, Rect, ValidExtents, buffer_root_geometry, covered, invariant_in, may_write, op_regions, root_bytes, view_geometry
 
 
 @dataclass(frozen=True)

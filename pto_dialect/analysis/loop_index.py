@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .ir_utils import constant_int
+from ..support.ir_utils import constant_int
 
 INDEX_BITS = 64
 """The width `index` is read with (MLIR's constant folding; pto-run)."""

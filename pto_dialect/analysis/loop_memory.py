@@ -2,7 +2,7 @@
 conversion's and the lowering's fit checks): per memory space, the bytes of
 the buffers defined before the loop that it uses, live throughout it, and of
 the buffers live across it that it does not use (written before it, used
-after it, by the allocator's lifetimes: pto_dialect/liveness.py).
+after it, by the allocator's lifetimes: pto_dialect/analysis/liveness.py).
 
 One `LoopMemory` serves one pass run: it reads each block's buffers and
 each function's lifetimes once, until the pass changes the IR
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..dialect.effects import ALLOC_OPS, VIEW_OPS
+from ..dialect.targets import space_spec
+from ..dialect.types import MultiTileBufType, align_up, buffer_type
+from ..support.ir_utils import nested_in
 from .buffers import is_buffer
-from .catalogue import ALLOC_OPS, VIEW_OPS
-from .ir_utils import nested_in
-from .targets import space_spec
-from .types import MultiTileBufType, align_up, buffer_type
 
 
 class LoopMemory:

@@ -35,7 +35,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from .types import align_up
+from ..dialect.types import align_up
 
 
 class Request(NamedTuple):

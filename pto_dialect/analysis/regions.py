@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .allocs import alloc_operands
+from ..dialect.allocs import alloc_operands
+from ..dialect.effects import CATALOGUE
+from ..dialect.types import DYNAMIC, ROW_PLUS_ONE, MultiTileBufType, TileBufType, buffer_type, tile_type
+from ..support.ir_utils import ConstantInts
 from .buffers import forward_aliases
-from .catalogue import CATALOGUE
-from .ir_utils import ConstantInts
-from .types import DYNAMIC, ROW_PLUS_ONE, MultiTileBufType, TileBufType, buffer_type, tile_type
 
 Extent = int | ir.Value | None
 """A number of rows or columns: known, one SSA value's number, or unknown."""
@@ -421,7 +421,7 @@ def may_write(op: ir.Operation, extents) -> tuple[tuple[int, Extent, Extent], ..
 def invariant_in(key, loop: ir.Operation) -> bool:
     """Whether every SSA value in `key` (an extent, or a geometry key: nested
     tuples) is defined outside `loop`: the same number in every iteration."""
-    from .ir_utils import defined_inside
+    from ..support.ir_utils import defined_inside
 
     work = [key]
     while work:

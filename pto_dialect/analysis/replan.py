@@ -47,17 +47,17 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from . import diagnostics, trampoline
-from .allocs import AllocOperands, alloc_attributes, alloc_operands, create_alloc
+from ..dialect.allocs import AllocOperands, alloc_attributes, alloc_operands, create_alloc
+from ..dialect.effects import CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from ..dialect.targets import space_spec
+from ..dialect.types import TileBufType, buffer_type, tile_type
+from ..reports.decisions import ReplanDecision
+from ..support import diagnostics, trampoline
+from ..support.diagnostics import location_text
+from ..support.ir_utils import ConstantInts, walk_ops
 from .buffers import forward_aliases, op_display_name
-from .catalogue import CATALOGUE, NO_DATA_OPS, VIEW_OPS
-from .diagnostics import location_text
-from .ir_utils import ConstantInts, walk_ops
 from .loop_index import static_trip_count
 from .regions import Geometry, ValidExtents, may_write, op_regions, plain_strides, view_geometry
-from .report import ReplanDecision
-from .targets import space_spec
-from .types import TileBufType, buffer_type, tile_type
 
 Interval = tuple[int, int]
 

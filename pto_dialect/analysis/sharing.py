@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .catalogue import CATALOGUE
+from ..dialect.effects import CATALOGUE
 from .liveness import FunctionLiveness, LiveRange
 
 # Ops whose buffer operands only name it (views, the aliasing region ops):

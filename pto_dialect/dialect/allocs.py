@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from mlir import ir
 
-from .catalogue import ALLOC_OPS, SEGMENTS_ATTR
-from .ir_utils import dense_i32
+from ..support.ir_utils import dense_i32
+from .effects import ALLOC_OPS, SEGMENTS_ATTR
 
 __all__ = ["ALLOC_OPS", "AllocOperands", "alloc_attributes", "alloc_operands", "create_alloc", "has_addr"]
 

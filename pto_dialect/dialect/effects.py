@@ -19,7 +19,7 @@ from functools import cached_property
 
 from mlir import ir
 
-from .ir_utils import dense_i32
+from ..support.ir_utils import dense_i32
 from .ops import OPS, OpDef, Pipe
 
 PIPES = tuple(Pipe)

@@ -53,11 +53,11 @@ def _definition_text() -> str:
     return IRDL_FILE.read_text()
 
 
-_PYTHON_MODULE_PREFIX = "pto_dialect.dialects"
+_PYTHON_MODULE_PREFIX = "pto_dialect.dialect.bindings"
 
 
 def register_python_module() -> None:
-    """Let the bindings find `pto_dialect.dialects.pto` as the pto dialect's
+    """Let the bindings find `pto_dialect.dialect.bindings.pto` as the pto dialect's
     Python module (once per process), so wrapping a pto op does not search
     the file system for one."""
     from mlir._mlir_libs import _mlir

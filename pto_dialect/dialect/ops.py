@@ -1,5 +1,5 @@
 """The pto ops: one declarative entry per op, from which the IRDL file
-(`python -m pto_dialect.irdl_gen`), the ptoas-syntax reader and writer, the
+(`python -m pto_dialect.dialect.irdl_gen`), the ptoas-syntax reader and writer, the
 op catalogue and the op list of docs/dialect.md all follow. Adding an op is
 adding an entry here.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property
 
-from .op_format import AttrKind, Format, Groups
+from .formats import AttrKind, Format, Groups
 
 
 class Pipe(str, Enum):
@@ -60,7 +60,7 @@ LEVEL3_TMP_WHEN = {
     "merge-without-tmp": "in its multi-source form without a tmp (`no_tmp`)",
 }
 """When ptoas requires an op's `tmp` operand at level3 (the condition of a
-`Level3Tmp`; `pto_dialect/scratch.py` decides each per op instance)."""
+`Level3Tmp`; `pto_dialect/dialect/scratch.py` decides each per op instance)."""
 
 LEVEL3_TMP_TYPES = {
     "like-src": "src's shape and valid shape and element type (src's shape as the valid shape when that is dynamic)",

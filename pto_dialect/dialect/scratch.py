@@ -2,7 +2,7 @@
 tiles at level3"): per op instance, whether its `tmp` operand must be
 present on the target, and the tile to give it when it is not.
 
-The facts are the op table's (`OpDef.level3_tmp`, pto_dialect/ops.py); this
+The facts are the op table's (`OpDef.level3_tmp`, pto_dialect/dialect/ops.py); this
 module evaluates their conditions (`LEVEL3_TMP_WHEN`) and tmp types
 (`LEVEL3_TMP_TYPES`) on an op's operand types and attributes, as ptoas's
 pto-materialize-implicit-tmp does (tonibohnlein/PTOAS
@@ -23,7 +23,7 @@ from functools import cache
 from mlir import ir
 
 from .attributes import generic_value
-from .catalogue import SEGMENTS_ATTR, Layout, OpSpec
+from .effects import SEGMENTS_ATTR, Layout, OpSpec
 from .ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS, Level3Tmp, OpDef
 from .types import DYNAMIC, TileBufType, align_up, tile_type
 

@@ -1,6 +1,6 @@
 """The target table: capacity and address alignment of every memory space
 per architecture (docs/dialect.md, "Memory spaces"). Which arch a module
-targets is decided in vocabulary.py."""
+targets is decided in annotations.py."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from functools import cached_property, lru_cache
 
 from mlir import ir
 
-from .source_text import integer_literal
+from ..support.source_text import integer_literal
 
 DYNAMIC = -1
 """A valid-shape or view dimension that is `?`."""

@@ -15,10 +15,10 @@ import re
 from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from . import diagnostics
-from .source_text import spelled_pto_types, strip_comments
+from ..support import diagnostics
+from ..support.source_text import spelled_pto_types, strip_comments
+from .annotations import STAGES_ATTR, ArchError, resolve_arch, resolve_ptoas_arch
 from .verifier_rules import KIND_CHECKED_OPS, OP_RULES, Rules
-from .vocabulary import STAGES_ATTR, ArchError, resolve_arch, resolve_ptoas_arch
 
 __all__ = ["verify_module", "verify_ops", "verify_parsed"]
 

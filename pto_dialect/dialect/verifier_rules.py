@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..support import diagnostics
+from ..support.ir_utils import ConstantInts
+from ..support.source_text import embedded_pto_types
 from . import attributes as pto_attributes
-from . import diagnostics, op_rules
-from .catalogue import CATALOGUE, SEGMENTS_ATTR, Layout, OpSpec
-from .ir_utils import ConstantInts
+from . import ptoas_rules
+from .annotations import MAX_SLOTS, MIN_SLOTS, STAGES_ATTR, stages_problem
+from .effects import CATALOGUE, SEGMENTS_ATTR, Layout, OpSpec
 from .ops import DPS, ENTRY, OPS, op_def
-from .source_text import embedded_pto_types
 from .targets import space_spec
 from .types import (
     DTYPE_BYTES,
@@ -30,7 +32,6 @@ from .types import (
     tile_problem,
     tile_type,
 )
-from .vocabulary import MAX_SLOTS, MIN_SLOTS, STAGES_ATTR, stages_problem
 
 __all__ = ["KIND_CHECKED_OPS", "OP_RULES", "Rules", "layout_problem", "tile_type_problem"]
 
@@ -753,9 +754,9 @@ KIND_CHECKED_OPS = frozenset(d.generic_name for d in OPS if any(o.constraint in 
 """The ops with operand constraints the IRDL file leaves to the verifier."""
 
 def _ptoas_op_rule(name: str):
-    """The op's rule of ptoas's verifier for the semantic tier (op_rules.py),
+    """The op's rule of ptoas's verifier for the semantic tier (ptoas_rules.py),
     run with the target the module names, after this file's own rule."""
-    port = op_rules.RULES[name]
+    port = ptoas_rules.RULES[name]
     own = _OWN_RULES.get(name)
 
     def check(rules: Rules, op: ir.Operation) -> None:
@@ -763,7 +764,7 @@ def _ptoas_op_rule(name: str):
             own(rules, op)
         context = rules._op_rule_context
         if context is None:
-            context = rules._op_rule_context = op_rules.RuleContext(rules, rules.arch)
+            context = rules._op_rule_context = ptoas_rules.RuleContext(rules, rules.arch)
         port(context, op)
 
     return check
@@ -783,7 +784,7 @@ _OWN_RULES = {
     "pto.tgetval": Rules.check_tgetval,
 }
 
-OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in op_rules.RULES}}
+OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in ptoas_rules.RULES}}
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""
 
 

@@ -1,7 +1,7 @@
 """Pass pipelines that mix pto's Python passes with upstream C++ passes.
 
 `PassManager.parse` cannot name Python passes, so pipelines are read with
-our own grammar (pipeline_syntax.py):
+our own grammar (syntax/pass_pipeline.py):
 
     builtin.module(canonicalize, convert-to-ptoas-multi-buffer{spaces=vec}, func.func(cse))
 
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from . import diagnostics, interrupts
-from .pass_infra import ModulePass, PassFailed, PassRun
-from .pipeline_syntax import OptionError, PipelineElement, PipelineError, parse_pipeline
-from .report import PipelineReport
-from .verifier import verify_module, verify_ops
+from ..dialect.verifier import verify_module, verify_ops
+from ..pass_infra import ModulePass, PassFailed, PassRun
+from ..reports.decisions import PipelineReport
+from ..support import diagnostics, interrupts
+from ..syntax.pass_pipeline import OptionError, PipelineElement, PipelineError, parse_pipeline
 
 __all__ = [
     "MODULE_ANCHOR",
@@ -42,7 +42,7 @@ MODULE_ANCHOR = "builtin.module"
 
 
 def _registry():
-    from . import passes  # installed from the top-level passes/ folder
+    from .. import passes  # installed from the top-level passes/ folder
 
     return passes
 

@@ -27,13 +27,13 @@ from functools import cached_property
 
 from mlir import ir
 
-from . import diagnostics, interrupts
-from .diagnostics import Diag, location_position
-from .dialect import load_dialect, new_context
-from .op_format import balanced_end
-from .ptoas_syntax import Translation, to_generic, to_ptoas
-from .source_text import line_col, parser_hazard
-from .verifier import verify_parsed
+from ..dialect.formats import balanced_end
+from ..dialect.load import load_dialect, new_context
+from ..dialect.verifier import verify_parsed
+from ..support import diagnostics, interrupts
+from ..support.diagnostics import Diag, location_position
+from ..support.source_text import line_col, parser_hazard
+from ..syntax.ptoas import Translation, to_generic, to_ptoas
 
 __all__ = [
     "DEFAULT_SPLIT_MARKER",
@@ -512,7 +512,7 @@ def _silent_failure(translation: Translation) -> tuple[int, str]:
     such an op is one it took for something else (an attribute name
     followed by `=`). The first pto name in op position of the generic text
     is the culprit; failing that, the error is at the first line."""
-    from .ops import ptoas_op_def
+    from ..dialect.ops import ptoas_op_def
 
     candidates = list(_CUSTOM_PTO_OP.finditer(translation.text))
     ops = [m for m in candidates if ptoas_op_def(m.group(1)) is not None] or candidates

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..run_limits import DEFAULT_MAX_OPS
-from ..vocabulary import ArchError, resolve_arch
+from ..dialect.annotations import ArchError, resolve_arch
+from ..support.run_limits import DEFAULT_MAX_OPS
 from . import arith_ops, control_ops, movement_ops, pto_ops, rowcol_ops
 from .compiler import Block, Compiler, Frame, Instr
 from .errors import InterpreterError

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from mlir import ir
 
-from ..types import pto_type
+from ..dialect.types import pto_type
 from .elements import bf16_bits_to_f32
 from .errors import InterpreterError
 from .evaluator import DEFAULT_MAX_OPS, ExecutionWarning, Interpreter

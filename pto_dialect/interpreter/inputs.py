@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from ..diagnostics import location_position
-from ..run_limits import DEFAULT_MAX_ARG_BYTES
-from ..types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
+from ..dialect.types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
+from ..support.diagnostics import location_position
+from ..support.run_limits import DEFAULT_MAX_ARG_BYTES
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, Memory, ViewRef, row_major_strides

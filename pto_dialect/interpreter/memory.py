@@ -39,8 +39,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..targets import space_spec
-from ..types import ROW_PLUS_ONE, MultiTileBufType, TileBufType
+from ..dialect.targets import space_spec
+from ..dialect.types import ROW_PLUS_ONE, MultiTileBufType, TileBufType
 from .elements import STORAGE_DTYPES
 from .errors import OpFault
 from .trace import Access, block_accesses

@@ -89,8 +89,8 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..catalogue import CATALOGUE
-from ..types import pto_type, tile_type
+from ..dialect.effects import CATALOGUE
+from ..dialect.types import pto_type, tile_type
 from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import INT_WIDTHS, STORAGE_DTYPES, is_float, scalar_as, to_compute, to_storage
 from .errors import InterpreterError, OpFault

@@ -35,12 +35,12 @@ from collections.abc import Callable
 import numpy as np
 from mlir import ir
 
-from ..allocs import alloc_operands
-from ..attributes import generic_value
-from ..catalogue import CATALOGUE
-from ..diagnostics import location_text
-from ..ops import OPS, op_def
-from ..types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
+from ..dialect.allocs import alloc_operands
+from ..dialect.attributes import generic_value
+from ..dialect.effects import CATALOGUE
+from ..dialect.ops import OPS, op_def
+from ..dialect.types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
+from ..support.diagnostics import location_text
 from . import conversions, tile_ops
 from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import to_compute, to_storage

@@ -96,7 +96,7 @@ class FunctionMemory:
 @dataclass
 class ReplanDecision:
     """What `replan=true` did with one alias class of addressed tiles
-    (pto_dialect/replan.py): the tiles that are one buffer, named by the
+    (pto_dialect/analysis/replan.py): the tiles that are one buffer, named by the
     first of them."""
 
     location: str

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import asdict
 
-from .report import BufferPlacement, FunctionMemory
+from .decisions import BufferPlacement, FunctionMemory
 
 FORMATS = ("text", "json")
 

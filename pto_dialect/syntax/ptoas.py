@@ -23,20 +23,11 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import itemgetter
 
-from . import attributes as pto_attributes
-from .op_format import Match, Parts, SyntaxError_, balanced_end, scan_attribute
-from .ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
-from .source_text import integer_literal
-from .types import (
-    DYNAMIC,
-    PtrType,
-    TileBufType,
-    TypeSyntaxError,
-    ViewType,
-    parse_generic_type,
-    parse_ptoas_type,
-    parse_stripped_ptr,
-)
+from ..dialect import attributes as pto_attributes
+from ..dialect.formats import Match, Parts, SyntaxError_, balanced_end, scan_attribute
+from ..dialect.ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
+from ..dialect.types import DYNAMIC, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
+from ..support.source_text import integer_literal
 
 __all__ = ["SyntaxProblem", "Translation", "to_generic", "to_ptoas"]
 
@@ -1432,7 +1423,7 @@ def _reads(fmt, text: str) -> bool:
 
 @cache
 def _format_attribute_names_cached(name: str) -> frozenset[str]:
-    from .op_format import Clauses, Optional, Var
+    from ..dialect.formats import Clauses, Optional, Var
 
     d = op_def(name)
     found: set[str] = set()

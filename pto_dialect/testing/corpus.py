@@ -54,9 +54,9 @@ def _chunks(source):
 
 
 def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKernel]:
+    from ..driver.session import Session, Source
     from ..interpreter.inputs import arguments, gm_kind
     from ..interpreter.scalars import int_width
-    from ..session import Session, Source
 
     kernels: list[CorpusKernel] = []
     files = sorted(p for d in directories for suffix in SUFFIXES for p in (root / d).rglob(suffix))
@@ -99,7 +99,7 @@ def find_kernels(root: Path, directories=("examples", "test")) -> list[CorpusKer
 def dynamic_shape(t: ir.Type) -> tuple[int, ...] | None:
     """The shape a shaped global-memory argument with dynamic dimensions is
     run with (each dynamic dimension DYNAMIC_SIZE), else None."""
-    from ..types import DYNAMIC, ViewType, pto_type
+    from ..dialect.types import DYNAMIC, ViewType, pto_type
 
     if isinstance(t, ir.MemRefType):
         shape = tuple(ir.MemRefType(t).shape)
@@ -150,8 +150,8 @@ def candidate_values(kernel: CorpusKernel, limit: int = 12) -> list[dict]:
 
 def choose_values(kernel: CorpusKernel) -> tuple[dict | None, str]:
     """Scalar values the kernel runs under, and why not when None."""
+    from ..driver.session import Session, Source
     from ..interpreter import InterpreterError, execute
-    from ..session import Session, Source
 
     fallback = None
     last_error = "no candidate values"

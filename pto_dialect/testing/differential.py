@@ -76,8 +76,8 @@ class KernelCheck:
 def unavailable_passes(pipeline: str) -> list[str]:
     """Names in `pipeline` that are neither registered pto passes nor
     upstream passes (e.g. a pto pass still being written)."""
-    from ..pipeline import is_pass_name
-    from ..pipeline_syntax import parse_pipeline
+    from ..driver.pass_pipeline import is_pass_name
+    from ..syntax.pass_pipeline import parse_pipeline
 
     with ir.Context():
         return [
@@ -97,9 +97,9 @@ def check_kernel(
     seed: int = 0,
     name: str = "<kernel>",
 ) -> KernelCheck:
+    from ..driver.pass_pipeline import PipelineRun, build_pass_manager, run_pass_manager
+    from ..driver.session import Session, Source
     from ..interpreter import InterpreterError, execute
-    from ..pipeline import PipelineRun, build_pass_manager, run_pass_manager
-    from ..session import Session, Source
 
     result = KernelCheck(name)
     with Session(Source(name, text)) as session:
@@ -167,8 +167,8 @@ def check_transformation(
 ) -> Outcome:
     """Compare a kernel with a transformed version given as text (a
     transformation done by hand, or by a tool outside the pipeline)."""
+    from ..driver.session import Session, Source
     from ..interpreter import InterpreterError, execute
-    from ..session import Session, Source
 
     runs = []
     for which, text in (("before", before_text), ("after", after_text)):

@@ -225,8 +225,8 @@ def respell_types(rng: random.Random, text: str, to: str, p: float = 0.5) -> str
     """`text` with about a fraction `p` of its pto types in the other
     spelling: `to="ptoas"` rewrites generic types, `to="generic"` ptoas ones
     (types the project's own parsers do not take are left as they are)."""
-    from ..op_format import balanced_end
-    from ..types import TypeSyntaxError, parse_generic_type, parse_ptoas_type
+    from ..dialect.formats import balanced_end
+    from ..dialect.types import TypeSyntaxError, parse_generic_type, parse_ptoas_type
 
     out, pos, inside = [], 0, 0
     for m in _PTO_TYPE.finditer(text):
@@ -261,7 +261,7 @@ def respell_types(rng: random.Random, text: str, to: str, p: float = 0.5) -> str
 def respell_tile(rng: random.Random, text: str) -> str | None:
     """One tile type of `text` in another valid spelling (verbose, compact,
     compact with its keys shuffled, generic), or None."""
-    from ..types import TileBufType, TypeSyntaxError, parse_ptoas_type
+    from ..dialect.types import TileBufType, TypeSyntaxError, parse_ptoas_type
     from .kernel_gen import TileT, compact_type, generic_type, verbose_type
 
     hits = [m.start() for m in re.finditer(r"!pto\.tile_buf<", text)]

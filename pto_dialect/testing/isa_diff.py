@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from mlir import ir
 
-from ..targets import ptoas_arch_name
+from ..dialect.targets import ptoas_arch_name
 from . import isa_sim, oracles
 from .isa_choices import explain, simulator_gap
 
@@ -134,8 +134,8 @@ class Outcome:
 
 def run_interpreter(cases: list[Case], arch: str) -> list[Outcome]:
     from ..api import parse
+    from ..dialect.types import tile_type
     from ..interpreter import Interpreter, InterpreterError
-    from ..types import tile_type
 
     names = [f"c{k}" for k in range(len(cases))]
     outcomes = []

@@ -107,7 +107,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from .. import op_rules
+from ..dialect import ptoas_rules
 
 FUNCTION = "kernel"
 ARCHS = (None, None, "a2a3", "a5")  # absent (the default, a2a3), or named
@@ -399,7 +399,7 @@ def compact_type(t: TileT, rng: random.Random | None = None) -> str:
 
 def generic_type(t: TileT) -> str:
     """The generic spelling (the IRDL type's parameters)."""
-    from ..types import DYNAMIC, TileBufType
+    from ..dialect.types import DYNAMIC, TileBufType
 
     view = TileBufType(
         t.loc,
@@ -1174,12 +1174,12 @@ class _Generator:
 
     def op_names(self, family: str, dtype: str) -> list[str]:
         """The ops of a family that pto-run executes and that take `dtype`
-        on the kernel's target (ptoas's rules, op_rules.ELEMENT_TYPES)."""
+        on the kernel's target (ptoas's rules, ptoas_rules.ELEMENT_TYPES)."""
         names = list(OP_FAMILIES[family])
         if dtype in FLOAT_DTYPES:
             names += FLOAT_ONLY.get(family, [])
         arch = self.arch or "a2a3"
-        return [n for n in names if f"pto.{n}" in self.ops and op_rules.allows(n, arch, dtype)]
+        return [n for n in names if f"pto.{n}" in self.ops and ptoas_rules.allows(n, arch, dtype)]
 
     def vector_dtype_ok(self, dtype: str) -> bool:
         """Whether every element-wise family has an op for `dtype` on the
@@ -1190,13 +1190,13 @@ class _Generator:
         """One of these binary ops that takes `dtype` on the kernel's target
         (tadd takes every type a binary op does)."""
         arch = self.arch or "a2a3"
-        return self.rng.choice([n for n in names if op_rules.allows(n, arch, dtype)] or ["tadd"])
+        return self.rng.choice([n for n in names if ptoas_rules.allows(n, arch, dtype)] or ["tadd"])
 
     def choose_op(self, family: str, dtype: str, in_place: bool = False) -> str:
         names = self.op_names(family, dtype)
         if in_place and self.arch != "a5":
             # ptoas refuses trecip in place on a3, what it names a module without a target
-            # (op_rules.float_unary); a2 and a5 allow it
+            # (ptoas_rules.float_unary); a2 and a5 allow it
             names = [n for n in names if n != "trecip"] or names
         name = self.rng.choice(names)
         self.b.features.add(f"op_{name}")
@@ -1772,7 +1772,7 @@ class _Generator:
         """`textract` of a block of `a` into a smaller tile, stored."""
         b = self.b
         win = self.window(a.region, a.dtype)
-        if win is None or not op_rules.allows("textract", self.arch or "a2a3", a.dtype):
+        if win is None or not ptoas_rules.allows("textract", self.arch or "a2a3", a.dtype):
             return False
         r0, c0, h, w = win
         d = self.fresh_vec(scope, self.vec_type(a.dtype, (h, w)), Region(h, w))
@@ -2081,8 +2081,8 @@ def addressed(kernel: GeneratedKernel, rng: random.Random | None = None) -> Gene
     convert. `rng` draws which uses are renamed (default: from the seed)."""
     from mlir import ir
 
-    from ..allocs import alloc_operands
     from ..api import parse, print_module, run_passes
+    from ..dialect.allocs import alloc_operands
 
     rng = rng or random.Random(kernel.seed)
     with ir.Context():

@@ -33,7 +33,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..targets import ptoas_arch_name
+from ..dialect.targets import ptoas_arch_name
 
 PTO_PARSE = "PTO_PARSE"
 PTO_TEST_OPT = "PTO_TEST_OPT"

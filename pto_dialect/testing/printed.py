@@ -60,7 +60,7 @@ class Printed:
 def repository_kernels(root: Path, directories=("examples", "test"), with_expected_errors: bool = False) -> list[Kernel]:
     """Every chunk of the repository's kernel files that expects no error
     (`with_expected_errors`: every chunk)."""
-    from ..session import Source
+    from ..driver.session import Source
 
     kernels = []
     files = sorted(p for d in directories for suffix in ("*.pto", "*.mlir") for p in (root / d).rglob(suffix))

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..catalogue import Pipe
-from ..targets import canonical_arch
+from ..dialect.effects import Pipe
+from ..dialect.targets import canonical_arch
 
 if TYPE_CHECKING:
     from ..interpreter.trace import TraceEvent

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..catalogue import PIPES
+from ..dialect.effects import PIPES
 from .costs import CostTable
 from .dependences import DependenceTracker
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .allocs import alloc_operands, create_alloc
-from .ir_utils import constant_int, nested_in
-from .loop_carried import loop_carried_buffers
-from .types import MultiTileBufType, TypeBuilder, multi_tile_type
+from ..analysis.loop_carried import loop_carried_buffers
+from ..dialect.allocs import alloc_operands, create_alloc
+from ..dialect.types import MultiTileBufType, TypeBuilder, multi_tile_type
+from ..support.ir_utils import constant_int, nested_in
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def lower_by_one(alloc: ir.Operation, alignment: int) -> Step | None:
 def _cycles(loop: ir.Operation) -> float | None:
     """The loop's steady-state cycles per iteration by the static pipe
     schedule, or None where it cannot time the loop."""
-    from .timing.static_schedule import loop_schedule  # the pipe model: only for a loop that gives up depth
+    from .static_schedule import loop_schedule  # the pipe model: only for a loop that gives up depth
 
     try:
         return loop_schedule(loop).cycles_per_iteration

@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .catalogue import CATALOGUE
-from .liveness import buffer_values
-from .timing.static_schedule import SlotTimer, StaticScheduleError
+from ..analysis.liveness import buffer_values
+from ..dialect.effects import CATALOGUE
+from .static_schedule import SlotTimer, StaticScheduleError
 
 TOLERANCE = 0.01
 """How much slower than the best choice (as a fraction) a smaller one may be."""

@@ -65,18 +65,18 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..allocs import alloc_operands
-from ..catalogue import CATALOGUE, SYNTAX_OPS
-from ..diagnostics import location_text
+from ..analysis.loop_index import UNSIGNED, iteration_values, read_int, type_width
+from ..dialect.allocs import alloc_operands
+from ..dialect.annotations import ArchError, resolve_arch
+from ..dialect.effects import CATALOGUE, SYNTAX_OPS
+from ..dialect.ops import op_def
+from ..dialect.targets import space_spec
+from ..dialect.types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from ..interpreter import scalars
 from ..interpreter.errors import OpFault
 from ..interpreter.memory import TileLayout, reshaped_valid, row_major_strides, tile_layout
 from ..interpreter.trace import Access, TraceEvent, block_accesses
-from ..loop_index import UNSIGNED, iteration_values, read_int, type_width
-from ..ops import op_def
-from ..targets import space_spec
-from ..types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, ViewType, multi_tile_type, pto_type, tile_type
-from ..vocabulary import ArchError, resolve_arch
+from ..support.diagnostics import location_text
 from .costs import CostTable, cost_table
 from .schedule import PIPE_NAMES, Schedule, ScheduledOp, schedule
 

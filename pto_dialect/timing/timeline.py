@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..files import write_atomically
+from ..support.files import write_atomically
 from .schedule import PIPE_NAMES, Schedule
 
 if TYPE_CHECKING:

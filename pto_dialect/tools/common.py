@@ -76,10 +76,10 @@ def _user_error(tool: str, e: BaseException) -> str | None:
     if isinstance(e, ToolError):
         return f"{tool}: error: {e}"
     # These modules import mlir: only a run that got that far can raise their errors.
-    session = sys.modules.get("pto_dialect.session")
+    session = sys.modules.get("pto_dialect.driver.session")
     if session is not None and isinstance(e, session.SessionError):
         return f"{tool}: error: {e}"
-    syntax = sys.modules.get("pto_dialect.pipeline_syntax")
+    syntax = sys.modules.get("pto_dialect.syntax.pass_pipeline")
     if syntax is not None and isinstance(e, syntax.PipelineError):
         return e.render() if e.col else f"{tool}: error: {e}"
     if isinstance(e, MemoryError):

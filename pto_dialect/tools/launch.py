@@ -1,6 +1,6 @@
 """The `pto-opt` and `pto-run` commands (pyproject.toml, [project.scripts]).
 
-Each gives the stopping signals their default action (pto_dialect/interrupts.py)
+Each gives the stopping signals their default action (pto_dialect/support/interrupts.py)
 before it imports its tool, so that a Ctrl-C during start-up (argparse, the
 MLIR library loading) ends the process like one at any later moment. This
 module imports nothing else.
@@ -25,7 +25,7 @@ _SAID = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
 
 def _watched(tool: str, run) -> None:
     """Run `run` (the tool) in a child; wait; end as it ended."""
-    from ..interrupts import SIGNALS, install
+    from ..support.interrupts import SIGNALS, install
 
     if not hasattr(os, "fork"):
         install()

@@ -1,5 +1,5 @@
 """The op reference of docs/dialect.md, generated from the op table
-(pto_dialect/ops.py): each op's syntax (from its format), its operands, what
+(pto_dialect/dialect/ops.py): each op's syntax (from its format), its operands, what
 it reads and writes, its pipe, its tier, and what ptoas requires of its
 `tmp` at level3.
 
@@ -16,8 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-from ..op_format import AttrDict, Clauses, Literal, OperandClauses, Optional, TypeOf, Var, parse_format
-from ..ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS, READ_DOMAINS, WRITE_REGIONS, OpDef
+from ..dialect.formats import AttrDict, Clauses, Literal, OperandClauses, Optional, TypeOf, Var, parse_format
+from ..dialect.ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS, READ_DOMAINS, WRITE_REGIONS, OpDef
 
 BEGIN = "<!-- BEGIN GENERATED OP TABLE (python -m pto_dialect.tools.op_docs --write) -->"
 END = "<!-- END GENERATED OP TABLE -->"
@@ -87,7 +87,7 @@ def _level3_tmp_table() -> list[str]:
         "#### Scratch tiles at level3",
         "",
         "What ptoas requires of each op's `tmp` at level3; `pto-allocate-memory-addr` gives an op without one, on "
-        "the arches named, a new tile of the type named (`pto_dialect/ops.py`, `Level3Tmp`).",
+        "the arches named, a new tile of the type named (`pto_dialect/dialect/ops.py`, `Level3Tmp`).",
         "",
         "| op | required on | when | tmp | otherwise | source |",
         "|---|---|---|---|---|---|",

@@ -18,7 +18,7 @@ import errno
 import os
 import sys
 
-from ..files import Content, CreateError, write_atomically
+from ..support.files import Content, CreateError, write_atomically
 from .common import ToolError
 
 _closed_at_start: set[int] = set()

@@ -3,8 +3,8 @@
     pto-opt [FILE|-] [-o OUT] [--PASS[=OPTIONS]]... [--pass-pipeline='builtin.module(p1{opt=v},p2)']
 
 A thin driver: it reads the input, runs one pipeline of pto and upstream
-passes (pto_dialect.pipeline) in a fresh Context per input chunk (the
-session, pto_dialect.session), prints the result, and reports every problem
+passes (pto_dialect.driver.pass_pipeline) in a fresh Context per input chunk (the
+session, pto_dialect.driver.session), prints the result, and reports every problem
 as `file:line:col: error: message` with exit code 1, never a traceback.
 """
 
@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .. import LLVM_VERSION, __version__
-from ..pipeline_syntax import OptionError, PipelineElement, PipelineError, parse_bool, parse_flag
+from ..syntax.pass_pipeline import OptionError, PipelineElement, PipelineError, parse_bool, parse_flag
 from . import output
 from .common import ToolError
 
@@ -264,7 +264,7 @@ _UPSTREAM_DIALECTS = (
 def show_dialects() -> str:
     from mlir import ir
 
-    from ..dialect import load_dialect
+    from ..dialect.load import load_dialect
 
     names = []
     with ir.Context() as context:
@@ -285,7 +285,7 @@ def show_dialects() -> str:
 def _pipeline_items(opts: Options, context):
     """The pipeline as pto pass objects and upstream texts, validated (in
     `context`, which nothing else has used yet)."""
-    from ..pipeline import is_pass_name, resolve
+    from ..driver.pass_pipeline import is_pass_name, resolve
 
     with context:
         if opts.pass_pipeline is not None:
@@ -313,8 +313,8 @@ class Driver:
         self.reports = []
 
     def run(self) -> int:
-        from ..dialect import new_context
-        from ..session import read_source
+        from ..dialect.load import new_context
+        from ..driver.session import read_source
 
         opts = self.opts
         self.source = read_source(opts.input)
@@ -331,7 +331,7 @@ class Driver:
         if opts.report_file:
             self.write_report()
         if opts.memory_report:
-            from ..memory_report import render
+            from ..reports.memory import render
 
             output.stderr(render([m for r in self.reports for m in r.memory], opts.memory_report))
         if self.ok or opts.output is None:
@@ -350,8 +350,8 @@ class Driver:
         fresh Context of its own)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
-        from ..session import Session
+        from ..driver.pass_pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
+        from ..driver.session import Session
 
         opts = self.opts
         verifying = opts.verify_diagnostics
@@ -408,7 +408,7 @@ class Driver:
         output.error_line(self.session.format(d))
 
     def check_expectations(self, chunk, produced) -> None:
-        from ..diagnostics import Diag
+        from ..support.diagnostics import Diag
         from .verify_diagnostics import ExpectationError, check, drop_op_dump_notes, parse_expectations
 
         name = self.source.name
@@ -468,7 +468,7 @@ def _phase_report(seconds: dict[str, float]) -> str:
 def console_main() -> None:
     """The `pto-opt` command (launch.py; `python -m`): `main` without the
     teardown, with the signals' default actions (interrupts.py)."""
-    from ..interrupts import install
+    from ..support.interrupts import install
     from .common import run_and_exit
 
     install()

@@ -80,7 +80,7 @@ def _int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..run_limits import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
+    from ..support.run_limits import DEFAULT_MAX_ARG_BYTES, DEFAULT_MAX_OPS
 
     p = _Parser(prog="pto-run", description=DESCRIPTION, allow_abbrev=False, add_help=False)
     p.add_argument("-h", "--help", action="store_true", help="show this help message and exit")
@@ -189,7 +189,7 @@ class Runner:
         output.error_line(self.session.format(d))
 
     def error(self, location, message: str) -> None:
-        from .. import diagnostics
+        from ..support import diagnostics
 
         if location is None:
             output.error_line(f"pto-run: error: {message}")
@@ -199,7 +199,7 @@ class Runner:
     # -- stages -----------------------------------------------------------------------
 
     def run(self) -> int:
-        from ..session import Session, read_source
+        from ..driver.session import Session, read_source
 
         opts = self.opts
         if opts.timeline is not None:
@@ -255,7 +255,7 @@ class Runner:
         """Run `pipeline` on `module` (an ir.Module or a module op)."""
         from mlir import ir
 
-        from ..pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
+        from ..driver.pass_pipeline import PipelineRun, PipelineSettings, build_pass_manager, run_pass_manager
 
         run = PipelineRun(PipelineSettings(source_name=self.session.source.name))
         pm = build_pass_manager(pipeline, run, self.session.context)
@@ -282,8 +282,8 @@ class Runner:
         return None
 
     def execute(self, module, function: str, prefix: str):
-        from .. import diagnostics
         from ..interpreter import InterpreterError, execute
+        from ..support import diagnostics
 
         opts = self.opts
         try:
@@ -326,7 +326,7 @@ class Runner:
     def name_input_file(self, ops) -> None:
         """Locations in the trace name the input as the parser saw it;
         name it as diagnostics do."""
-        from ..session import user_location
+        from ..driver.session import user_location
 
         name = self.session.source.name
         renamed: dict[str, str] = {}
@@ -354,7 +354,7 @@ class Runner:
         if mismatch is None:
             self.print(f"compare: identical after '{self.opts.compare_pipeline}' ({len(before.buffers)} buffers, {len(before.scalars)} returned values)")
             return 0
-        from .. import diagnostics
+        from ..support import diagnostics
 
         location = find_function(module.operation, function).location
         message = f"results differ after '{self.opts.compare_pipeline}': {mismatch.message()}"
@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
 def console_main() -> None:
     """The `pto-run` command (launch.py; `python -m`): `main` without the
     teardown, with the signals' default actions (interrupts.py)."""
-    from ..interrupts import install
+    from ..support.interrupts import install
     from .common import run_and_exit
 
     install()

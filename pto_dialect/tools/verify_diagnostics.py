@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..diagnostics import Diag
+from ..support.diagnostics import Diag
 
 # The same pattern as mlir's SourceMgrDiagnosticVerifierHandler.
 _EXPECTED = re.compile(r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$")

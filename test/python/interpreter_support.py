@@ -7,8 +7,8 @@ import pytest
 from mlir import ir
 
 from pto_dialect.api import ParseError, parse
-from pto_dialect.diagnostics import location_position
 from pto_dialect.interpreter import Execution, InterpreterError, execute
+from pto_dialect.support.diagnostics import location_position
 
 
 def run(text: str, func: str = "k", **kw) -> Execution:

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.types import buffer_type
+from pto_dialect.dialect.types import buffer_type
 
 # The a2a3 capacities and alignments (docs/dialect.md, "Memory spaces"), written out here so the checker does not share code with the pass.
 ALIGN = {"vec": 32, "mat": 32, "acc": 512}

@@ -12,9 +12,9 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 import pto_dialect
-from pto_dialect import diagnostics
-from pto_dialect.pipeline import PipelineError
-from pto_dialect.report import PipelineReport
+from pto_dialect.driver.pass_pipeline import PipelineError
+from pto_dialect.reports.decisions import PipelineReport
+from pto_dialect.support import diagnostics
 
 UNALIGNED = """
 func.func @f() {

@@ -1,12 +1,12 @@
-"""Unit tests of pto_dialect.buffers: op access and buffer aliasing."""
+"""Unit tests of pto_dialect.analysis.buffers: op access and buffer aliasing."""
 
 from __future__ import annotations
 
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.buffers import defining_alloc, escape_reason, forward_aliases, is_buffer, op_access, op_display_name
-from pto_dialect.dialect import load_dialect
+from pto_dialect.analysis.buffers import defining_alloc, escape_reason, forward_aliases, is_buffer, op_access, op_display_name
+from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 PV = "!pto.partition_tensor_view<16x16xf32>"

@@ -155,8 +155,8 @@ def test_docs_passes_md_is_generated_from_the_passes():
 def test_report_locations_name_the_input_file():
     # Passes record where a decision was made as "-:line:col" (Module.parse
     # names every input "-"); the driver puts the input's name there.
-    from pto_dialect.report import BufferPlacement, FunctionMemory, LoopDecision, PipelineReport, TileDecision
-    from pto_dialect.session import name_locations
+    from pto_dialect.driver.session import name_locations
+    from pto_dialect.reports.decisions import BufferPlacement, FunctionMemory, LoopDecision, PipelineReport, TileDecision
 
     report = PipelineReport(
         loops=[LoopDecision("p", "-:18:5", 2, True, tiles=[TileDecision("-:19:12", "vec", "t", True)])],
@@ -202,7 +202,7 @@ def test_pto_run_integer_arguments_of_any_length(tmp_path):
 
 
 def test_integer_literals_of_any_length():
-    from pto_dialect.source_text import integer_literal
+    from pto_dialect.support.source_text import integer_literal
 
     assert integer_literal("-0042") == -42
     assert integer_literal("9" * 40) == int("9" * 40)

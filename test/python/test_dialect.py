@@ -1,5 +1,5 @@
 """The dialect's Python side: loading the IRDL file, the typed views of the
-pto types (pto_dialect.types), the op table and the catalogue derived from
+pto types (pto_dialect.dialect.types), the op table and the catalogue derived from
 it (which must agree with the IRDL file), the target table and the
 verifier's type rules."""
 
@@ -10,11 +10,13 @@ import itertools
 import pytest
 from mlir import ir
 
-from pto_dialect import catalogue, irdl_gen, targets, vocabulary
-from pto_dialect.catalogue import CATALOGUE, Pipe
-from pto_dialect.dialect import IRDL_FILE, is_loaded, load_dialect
-from pto_dialect.ops import OPS, op_def, ptoas_op_def
-from pto_dialect.types import (
+from pto_dialect.dialect import annotations
+from pto_dialect.dialect import effects
+from pto_dialect.dialect import irdl_gen, targets
+from pto_dialect.dialect.effects import CATALOGUE, Pipe
+from pto_dialect.dialect.load import IRDL_FILE, is_loaded, load_dialect
+from pto_dialect.dialect.ops import OPS, op_def, ptoas_op_def
+from pto_dialect.dialect.types import (
     DTYPE_BYTES,
     DYNAMIC,
     LOW_PRECISION,
@@ -30,7 +32,7 @@ from pto_dialect.types import (
     pto_type,
     tile_type,
 )
-from pto_dialect.verifier_rules import layout_problem, tile_type_problem
+from pto_dialect.dialect.verifier_rules import layout_problem, tile_type_problem
 
 
 @pytest.fixture
@@ -71,13 +73,13 @@ def test_load_dialect_twice_is_harmless():
 
 def test_irdl_file_is_shipped_inside_the_package():
     assert IRDL_FILE.name == "pto.irdl.mlir"
-    assert IRDL_FILE.parent.name == "pto_dialect"
+    assert IRDL_FILE.parent.name == "dialect" and IRDL_FILE.parent.parent.name == "pto_dialect"
     assert "irdl.dialect @pto" in IRDL_FILE.read_text()
 
 
 def test_irdl_file_is_generated_from_the_tables():
-    # `python -m pto_dialect.irdl_gen` writes it; a stale file fails here.
-    assert IRDL_FILE.read_text() == irdl_gen.render(), "run: python -m pto_dialect.irdl_gen"
+    # `python -m pto_dialect.dialect.irdl_gen` writes it; a stale file fails here.
+    assert IRDL_FILE.read_text() == irdl_gen.render(), "run: python -m pto_dialect.dialect.irdl_gen"
 
 
 # --- typed views -------------------------------------------------------------
@@ -188,7 +190,7 @@ def test_types_module_needs_no_context_for_views():
     a = TileBufType("vec", 16, 16, "f32")
     assert {a: 1}[TileBufType("vec", 16, 16, "f32")] == 1
     assert str(MultiTileBufType(a, 2)) == "!pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>"
-    assert vocabulary.MIN_SLOTS == 2 and vocabulary.MAX_SLOTS == 16
+    assert annotations.MIN_SLOTS == 2 and annotations.MAX_SLOTS == 16
 
 
 # --- the op table, the catalogue and the IRDL file agree -----------------------------------
@@ -262,16 +264,16 @@ DOCUMENTED_TABLE = {
 @pytest.mark.parametrize("name", sorted(DOCUMENTED_TABLE))
 def test_catalogue_follows_the_contract_table(name):
     reads, writes, pipe = DOCUMENTED_TABLE[name]
-    spec = catalogue.spec(name)
+    spec = effects.spec(name)
     assert (set(spec.reads), set(spec.writes), spec.pipe) == (reads, writes, pipe)
-    assert (name in catalogue.COMPUTE_OPS) == (pipe is not None)
+    assert (name in effects.COMPUTE_OPS) == (pipe is not None)
 
 
 def test_catalogue_has_the_semantic_tier_only():
-    assert catalogue.spec("pto.tfoo") is None
-    assert catalogue.spec("arith.addi") is None
-    assert catalogue.spec("pto.tpush_to_aiv") is None
-    assert "pto.tpush_to_aiv" in catalogue.SYNTAX_OPS
+    assert effects.spec("pto.tfoo") is None
+    assert effects.spec("arith.addi") is None
+    assert effects.spec("pto.tpush_to_aiv") is None
+    assert "pto.tpush_to_aiv" in effects.SYNTAX_OPS
 
 
 def test_operand_positions_follow_the_optional_operands(ctx):
@@ -324,16 +326,16 @@ def test_arch_from_module_attribute_or_option(ctx):
     a3 = ir.Module.parse('module attributes {pto.target_arch = "A3"} {}')
     bad = ir.Module.parse('module attributes {pto.target_arch = "a9"} {}')
     not_string = ir.Module.parse("module attributes {pto.target_arch = 5 : i64} {}")
-    assert vocabulary.module_arch(plain.operation) is None
-    assert vocabulary.resolve_arch(plain.operation) == "a2a3"
-    assert vocabulary.module_arch(a5.operation) == "a5"
-    assert vocabulary.module_arch(a3.operation) == "a2a3"  # ptoas's names, any case
-    assert vocabulary.resolve_arch(a5.operation, "a2") == "a2a3"  # the option wins
+    assert annotations.module_arch(plain.operation) is None
+    assert annotations.resolve_arch(plain.operation) == "a2a3"
+    assert annotations.module_arch(a5.operation) == "a5"
+    assert annotations.module_arch(a3.operation) == "a2a3"  # ptoas's names, any case
+    assert annotations.resolve_arch(a5.operation, "a2") == "a2a3"  # the option wins
     for module in (bad, not_string):
-        with pytest.raises(vocabulary.ArchError, match="must be one of 'a2a3', 'a5'"):
-            vocabulary.module_arch(module.operation)
-    with pytest.raises(vocabulary.ArchError, match="unknown arch 'a4'"):
-        vocabulary.resolve_arch(plain.operation, "a4")
+        with pytest.raises(annotations.ArchError, match="must be one of 'a2a3', 'a5'"):
+            annotations.module_arch(module.operation)
+    with pytest.raises(annotations.ArchError, match="unknown arch 'a4'"):
+        annotations.resolve_arch(plain.operation, "a4")
 
 
 # --- the verifier's type and layout rules ----------------------------------------------------

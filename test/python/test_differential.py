@@ -24,16 +24,7 @@ from mlir import ir
 
 from pto_dialect.testing import differential
 from pto_dialect.testing.corpus import choose_values, find_kernels
-from pto_dialect.testing.differential import (
-    MISMATCH,
-    NEW_WARNING,
-    PASS_ERROR,
-    PASS_PIPELINES,
-    SAME,
-    check_kernel,
-    check_transformation,
-    unavailable_passes,
-)
+from pto_dialect.testing.differential import MISMATCH, NEW_WARNING, PASS_ERROR, PASS_PIPELINES, SAME, check_kernel, check_transformation, unavailable_passes
 from pto_dialect.testing.kernel_gen import generate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -334,10 +325,10 @@ def test_co_live_buffers_at_overlapping_addresses_are_caught():
 
 
 def _wrong_passes():
-    from pto_dialect.allocs import alloc_attributes, alloc_operands, create_alloc
-    from pto_dialect.ir_utils import defined_inside, walk_ops
+    from pto_dialect.dialect.allocs import alloc_attributes, alloc_operands, create_alloc
+    from pto_dialect.dialect.types import MultiTileBufType, tile_type
     from pto_dialect.pass_infra import ModulePass
-    from pto_dialect.types import MultiTileBufType, tile_type
+    from pto_dialect.support.ir_utils import defined_inside, walk_ops
 
     @dataclass(frozen=True)
     class EverythingAtZero(ModulePass):

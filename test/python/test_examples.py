@@ -17,7 +17,7 @@ import pytest
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.allocs import has_addr
+from pto_dialect.dialect.allocs import has_addr
 from pto_dialect.interpreter import compare, execute
 
 ROOT = Path(__file__).resolve().parents[2]

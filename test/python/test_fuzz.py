@@ -125,7 +125,7 @@ def test_every_spelling_of_the_corpus_round_trips():
 def test_the_round_trip_tools_catch_a_writer_that_loses_text(tmp_path, monkeypatch, capsys):
     # a writer that prints one type wrongly: pto-opt still exits 0, the round
     # trip must not
-    from pto_dialect import session
+    from pto_dialect.driver import session
     from pto_dialect.testing import roundtrip
 
     kernel = tmp_path / "k.pto"

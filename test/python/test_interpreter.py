@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from interpreter_support import buffer, on_a5, run, run_error, verify_error
 
-from pto_dialect.diagnostics import location_position
 from pto_dialect.interpreter import compare
 from pto_dialect.interpreter.elements import bf16_bits_to_f32, convert, f32_to_bf16_bits
 from pto_dialect.interpreter.inputs import FILL_BLOCK, fill
+from pto_dialect.support.diagnostics import location_position
 
 
 def tile(dtype: str, shape: str = "4x32", extra: str = "") -> str:

@@ -85,8 +85,8 @@ def test_a_pointer_buffer_grows_into_one_new_array():
     from mlir import ir
 
     import pto_dialect
+    from pto_dialect.dialect.types import PtrType
     from pto_dialect.interpreter.inputs import Argument, ArgumentBudget, _pointer
-    from pto_dialect.types import PtrType
 
     with ir.Context() as ctx:
         pto_dialect.load_dialect(ctx)

@@ -1,5 +1,5 @@
 """Ctrl-C at any moment (docs/tools.md, "Output and exit codes";
-pto_dialect/interrupts.py): the tools die of the signal, as its default
+pto_dialect/support/interrupts.py): the tools die of the signal, as its default
 action ends a process (a shell reports 130 and a script's loop stops), with
 no traceback, LLVM assertion or crash on the way, and leave every output
 file as it was and no temporary file behind. The Python API raises
@@ -220,7 +220,7 @@ def test_ctrl_c_while_the_output_is_written_leaves_the_old_file(tmp_path, signum
     process = run_python(
         f"""
         import os, sys, time
-        from pto_dialect.interrupts import install
+        from pto_dialect.support.interrupts import install
         install()
         fsync = os.fsync
         def slow_fsync(fd):
@@ -251,7 +251,7 @@ def test_ctrl_c_while_a_module_is_printed_through_a_file_leaves_no_directory(tmp
     process = run_python(
         f"""
         import sys, time
-        from pto_dialect.interrupts import install
+        from pto_dialect.support.interrupts import install
         install()
         from pto_dialect import session
         def slow_print(_op, _pass):

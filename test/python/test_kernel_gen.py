@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from mlir import ir
 
 import pto_dialect
+from pto_dialect.dialect.types import parse_ptoas_type
 from pto_dialect.interpreter import execute
 from pto_dialect.testing.kernel_gen import DTYPE_BYTES, FLOAT_ONLY, LAYOUT_ALIGN, MORE_KINDS, OP_FAMILIES, _executed_ops, generate, kernels
-from pto_dialect.types import parse_ptoas_type
 
 SEEDS = range(300)
 

@@ -29,7 +29,7 @@ from mlir import ir
 from pto_dialect.passes import allocate_memory_addr
 
 import pto_dialect
-from pto_dialect.ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS
+from pto_dialect.dialect.ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS
 from pto_dialect.testing.differential import SAME, check_kernel, check_transformation
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,7 +247,7 @@ def test_every_op_with_a_tmp_operand_has_a_level3_fact():
 
 
 def test_an_op_table_rule_must_name_a_tmp_operand():
-    from pto_dialect.ops import Level3Tmp, OpDef, Operand
+    from pto_dialect.dialect.ops import Level3Tmp, OpDef, Operand
 
     with pytest.raises(ValueError, match="no `tmp` operand"):
         OpDef("tx", (Operand("src", "dps"),), level3_tmp=Level3Tmp(("a2a3",), "always", "like-src"))

@@ -1,4 +1,4 @@
-"""Unit tests of pto_dialect.liveness: program points and live ranges.
+"""Unit tests of pto_dialect.analysis.liveness: program points and live ranges.
 
 Allocs carry a `tag` attribute so a test can name them; the ops the test
 cares about carry `at` attributes to look up their program points.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.dialect import load_dialect
-from pto_dialect.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, USED_AFTER, function_liveness
+from pto_dialect.analysis.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, USED_AFTER, function_liveness
+from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 MB = f"!pto.multi_tile_buf<{V}, count=2>"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.dialect import load_dialect
-from pto_dialect.liveness import function_liveness
+from pto_dialect.analysis.liveness import function_liveness
+from pto_dialect.dialect.load import load_dialect
 
 # Both functions start with the same mix of regions (one alloc each in an
 # scf.if, an scf.execute_region of two blocks, an scf.while, and an scf.for

@@ -1,4 +1,4 @@
-"""Loops as MLIR defines them (docs/passes.md; pto_dialect/loop_index.py):
+"""Loops as MLIR defines them (docs/passes.md; pto_dialect/analysis/loop_index.py):
 signed and `unsigned` scf.for, with an `index` or integer induction
 variable, through every place that reads their bounds.
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.loop_index import LoopBounds, count_trips, iteration_values, read_int
+from pto_dialect.analysis.loop_index import LoopBounds, count_trips, iteration_values, read_int
 from pto_dialect.testing.differential import SAME, check_kernel
 
 WIDTHS = {"index": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8}

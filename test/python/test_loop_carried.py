@@ -1,13 +1,13 @@
-"""Unit tests of pto_dialect.loop_carried: iteration-local vs loop-carried."""
+"""Unit tests of pto_dialect.analysis.loop_carried: iteration-local vs loop-carried."""
 
 from __future__ import annotations
 
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.dialect import load_dialect
-from pto_dialect.loop_carried import loop_carried_buffers
-from pto_dialect.loop_index import static_trip_count
+from pto_dialect.analysis.loop_carried import loop_carried_buffers
+from pto_dialect.analysis.loop_index import static_trip_count
+from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 D = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>"

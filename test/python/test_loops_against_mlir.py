@@ -4,7 +4,7 @@ passes (`convert-scf-to-cf`, then to LLVM) and run by `mlir-runner`.
 
 MLIR's lowering wraps `iv + step` (llvm/llvm-project,
 mlir/lib/Conversion/SCFToControlFlow/SCFToControlFlow.cpp), where the scf.for
-documentation and pto-run end the loop (pto_dialect/loop_index.py); the two
+documentation and pto-run end the loop (pto_dialect/analysis/loop_index.py); the two
 agree on every loop whose last `iv + step` is in its type's range, which is
 what these loops are drawn from. Each loop folds its induction values into a
 hash it returns: the JIT-compiled original, the JIT-compiled replicated loop
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
+from pto_dialect.analysis.loop_index import read_int
 from pto_dialect.interpreter import execute
-from pto_dialect.loop_index import read_int
 
 WIDTHS = {"index": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8}
 LOWER = [

@@ -1,4 +1,4 @@
-"""The op table's read and write regions (pto_dialect/regions.py) against what
+"""The op table's read and write regions (pto_dialect/analysis/regions.py) against what
 pto-run really does, op by op.
 
 The analyses trust three rules: an op writes at least its write rects
@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 from mlir import ir
 
+from pto_dialect.analysis.regions import ValidExtents, may_write, op_regions, plain_strides
 from pto_dialect.api import parse
-from pto_dialect.catalogue import CATALOGUE
+from pto_dialect.dialect.effects import CATALOGUE
+from pto_dialect.dialect.types import TileBufType, parse_ptoas_type
 from pto_dialect.interpreter.errors import InterpreterError
 from pto_dialect.interpreter.evaluator import Interpreter
 from pto_dialect.interpreter.execution import find_function
 from pto_dialect.interpreter.inputs import DEFAULT_MAX_ARG_BYTES, arguments, make_arguments, resolve_values
-from pto_dialect.regions import ValidExtents, may_write, op_regions, plain_strides
-from pto_dialect.types import TileBufType, parse_ptoas_type
 
 SCALARS = {"f32": "1.0", "f16": "1.0", "i32": "0", "i16": "0"}
 

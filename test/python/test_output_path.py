@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from mlir import ir
 
-from pto_dialect import ptoas_syntax
-from pto_dialect.pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
-from pto_dialect.session import Session, Source, print_module, read_source
+from pto_dialect.driver.pass_pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
+from pto_dialect.driver.session import Session, Source, print_module, read_source
+from pto_dialect.syntax import ptoas
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.pto"))
@@ -57,7 +57,7 @@ def test_a_named_module_prints_the_usual_way():
 
 
 def test_a_large_source_prints_through_a_file(monkeypatch):
-    from pto_dialect import session as session_module
+    from pto_dialect.driver import session as session_module
 
     called = []
     original = session_module._print_to_file
@@ -128,9 +128,9 @@ for _alias, _type in ALIASES.items():
 
 def test_the_writers_fast_path_writes_what_its_general_path_writes(monkeypatch):
     texts = [*_writer_cases(), ODD_LINES]
-    fast = [ptoas_syntax.to_ptoas(text) for text in texts]
-    monkeypatch.setattr(ptoas_syntax, "_PRINTED_OP_LINE", NO_MATCH)
-    general = [ptoas_syntax.to_ptoas(text) for text in texts]
+    fast = [ptoas.to_ptoas(text) for text in texts]
+    monkeypatch.setattr(ptoas, "_PRINTED_OP_LINE", NO_MATCH)
+    general = [ptoas.to_ptoas(text) for text in texts]
     for text, a, b in zip(texts, fast, general):
         assert a == b, text[:200]
     assert "pto.partition_view" in fast[-1] and "pto.tload ins(" in fast[-1]

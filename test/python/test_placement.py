@@ -1,4 +1,4 @@
-"""Unit tests of pto_dialect.placement: addresses for one memory space."""
+"""Unit tests of pto_dialect.analysis.placement: addresses for one memory space."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pto_dialect.placement import Request, fixed_collisions, live_peak, place
+from pto_dialect.analysis.placement import Request, fixed_collisions, live_peak, place
 
 
 def overlaps(a: Request, b: Request, addrs: dict[int, int], align: int) -> bool:

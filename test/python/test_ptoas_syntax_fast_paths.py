@@ -1,7 +1,7 @@
 """The line-shape fast paths of ptoas_syntax: the map back to the source
 (built only when asked) and ops whose shape could be another op's."""
 
-from pto_dialect.ptoas_syntax import to_generic
+from pto_dialect.syntax.ptoas import to_generic
 
 KERNEL = """func.func @k(%v: !pto.tensor_view<?x?xf32>) {
   %c0 = arith.constant 0 : index

@@ -16,10 +16,10 @@ import re
 import pytest
 from mlir import ir
 
-from pto_dialect import attributes as pto_attributes
-from pto_dialect.dialect import load_dialect
-from pto_dialect.ops import OPS, OpDef, op_def
-from pto_dialect.ptoas_syntax import to_generic, to_ptoas
+from pto_dialect.dialect import attributes as pto_attributes
+from pto_dialect.dialect.load import load_dialect
+from pto_dialect.dialect.ops import OPS, OpDef, op_def
+from pto_dialect.syntax.ptoas import to_generic, to_ptoas
 
 TILE = "!pto.tile_buf<vec, 16x16xf32>"
 TYPES = {

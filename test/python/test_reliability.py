@@ -53,7 +53,7 @@ def test_every_context_a_session_makes_is_freed():
         import gc
         from mlir import ir
         import pto_dialect
-        from pto_dialect.session import Session, Source
+        from pto_dialect.driver.session import Session, Source
 
         text = open({str(EXAMPLE)!r}).read()
         def rss():
@@ -126,7 +126,7 @@ def deep_loops(depth: int) -> str:
 
 @pytest.fixture(scope="module")
 def deepest(tmp_path_factory) -> Path:
-    from pto_dialect.source_text import MAX_NESTING
+    from pto_dialect.support.source_text import MAX_NESTING
 
     path = tmp_path_factory.mktemp("deep") / "deep.pto"
     depth = MAX_NESTING - 10  # the brackets of the func, the op and its types
@@ -173,7 +173,7 @@ def test_a_pipeline_nested_past_the_limit_is_a_located_error():
 
 def test_a_write_that_fails_halfway_leaves_the_old_file(tmp_path, monkeypatch, capsys):
     # Was: a full disk left 4096 bytes of partial output where the input had been.
-    from pto_dialect import files
+    from pto_dialect.support import files
     from pto_dialect.tools import pto_opt, pto_run
 
     kernel = tmp_path / "k.pto"

@@ -1,4 +1,4 @@
-"""How replan writes a tile inside another one's bytes (pto_dialect/replan.py,
+"""How replan writes a tile inside another one's bytes (pto_dialect/analysis/replan.py,
 `_view_of`): the same type is the buffer itself, the same bytes of another
 type a treshape, a window of rows or columns of the buffer's own type a
 subview; anything else is said to be impossible, with why."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pto_dialect.replan import Member, _view_of
-from pto_dialect.types import TileBufType
+from pto_dialect.analysis.replan import Member, _view_of
+from pto_dialect.dialect.types import TileBufType
 
 
 def member(tile: TileBufType, addr: int) -> Member:

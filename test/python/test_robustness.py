@@ -288,7 +288,7 @@ def test_numbers_and_names_in_pto_types(tmp_path):
 
 
 def test_parser_hazard_nesting_limit():
-    from pto_dialect.source_text import MAX_NESTING, parser_hazard
+    from pto_dialect.support.source_text import MAX_NESTING, parser_hazard
 
     ok = "{" * MAX_NESTING + "}" * MAX_NESTING
     assert parser_hazard(ok) is None
@@ -303,7 +303,7 @@ def test_parser_hazard_nesting_limit():
 
 
 def test_parser_hazard_ignores_strings_and_comments():
-    from pto_dialect.source_text import MAX_NESTING, parser_hazard
+    from pto_dialect.support.source_text import MAX_NESTING, parser_hazard
 
     deep = "(" * (MAX_NESTING + 1)
     assert parser_hazard(f'"{deep}"') is None
@@ -315,7 +315,7 @@ def test_parser_hazard_ignores_strings_and_comments():
 
 
 def test_parser_hazard_index_arrays():
-    from pto_dialect.source_text import parser_hazard
+    from pto_dialect.support.source_text import parser_hazard
 
     message = "expected integer or float type, got: 'index'"
     assert parser_hazard("x = array<index: 1, 2>") == (len("x = array<"), message)

@@ -12,9 +12,9 @@ import pytest
 from mlir import ir
 
 import pto_dialect
-from pto_dialect import session as session_module
-from pto_dialect.pipeline_syntax import MAX_NESTING, OptionError, PipelineError, parse_flag, parse_options, parse_pipeline
-from pto_dialect.session import Session, Source, name_locations, print_module, user_location
+from pto_dialect.driver import session as session_module
+from pto_dialect.driver.session import Session, Source, name_locations, print_module, user_location
+from pto_dialect.syntax.pass_pipeline import MAX_NESTING, OptionError, PipelineError, parse_flag, parse_options, parse_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "double_buffer_add.pto"
@@ -136,7 +136,7 @@ def test_a_parser_hazard_is_an_error_at_its_line_in_a_chunk():
 
 
 def test_report_locations_and_printed_locations_name_the_file():
-    from pto_dialect.report import LoopDecision, PipelineReport, TileDecision
+    from pto_dialect.reports.decisions import LoopDecision, PipelineReport, TileDecision
 
     report = PipelineReport(loops=[LoopDecision("p", "-:18:5", 2, True, tiles=[TileDecision("-:19:12", "vec", "t", True)])])
     name_locations(report, "k.mlir")

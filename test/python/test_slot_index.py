@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mlir import ir
 
 import pto_dialect
-from pto_dialect.types import multi_tile_type
+from pto_dialect.dialect.types import multi_tile_type
 
 TILE = "!pto.tile_buf<vec, 8x16xf32>"
 PART = "!pto.partition_tensor_view<8x16xf32>"

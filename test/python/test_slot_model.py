@@ -128,7 +128,7 @@ def test_the_report_says_which_sharing_each_space_got():
     ],
 )
 def test_release_pipe_is_the_pipe_that_comes_after_every_access(accesses, release):
-    from pto_dialect.sharing import _release_pipe
+    from pto_dialect.analysis.sharing import _release_pipe
 
     assert _release_pipe(accesses) == release
 
@@ -238,7 +238,7 @@ def model_report(text: str):
 def one_trade_at_a_time(monkeypatch) -> None:
     """The capacity trades as they were made before: every option timed for
     every slot taken."""
-    from pto_dialect import slot_model
+    from pto_dialect.timing import slot_model
 
     def every_option(options, choice, timed, now):
         if timed is None or now is None:

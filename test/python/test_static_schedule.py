@@ -18,8 +18,8 @@ import pytest
 from mlir import ir
 
 from pto_dialect.api import parse
+from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
-from pto_dialect.pipeline import PipelineRun, build_pass_manager
 from pto_dialect.timing import cost_table, schedule
 from pto_dialect.timing.static_schedule import (
     GM_BIAS,

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pto_dialect.catalogue import CATALOGUE
+from pto_dialect.dialect.effects import CATALOGUE
+from pto_dialect.dialect.ops import ptoas_op_def
 from pto_dialect.interpreter.trace import Access, TraceEvent, block_accesses
-from pto_dialect.ops import ptoas_op_def
 from pto_dialect.timing import COST_TABLES, CostTable, PipeCost, cost_table, format_cycles, format_gain, schedule
 from pto_dialect.timing.costs import MACS
 from pto_dialect.timing.dependences import ByteTimes, DependenceTracker, byte_runs
@@ -244,7 +244,7 @@ def test_default_table_prices_the_multi_pass_vector_ops_and_extracts():
 
 
 def test_every_arch_has_a_cost_for_every_pipe():
-    from pto_dialect.targets import ARCHS
+    from pto_dialect.dialect.targets import ARCHS
     from pto_dialect.timing import PIPE_NAMES
 
     for arch in ARCHS:

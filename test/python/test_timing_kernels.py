@@ -10,8 +10,8 @@ import pytest
 from mlir import ir
 
 from pto_dialect.api import parse
+from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
-from pto_dialect.pipeline import PipelineRun, build_pass_manager
 from pto_dialect.timing import CostTable, PipeCost, TimelineRun, cost_table, schedule, timeline_data, write_timeline
 
 T = "!pto.tile_buf<vec, 16x16xf32>"  # 1024 bytes

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from mlir import ir
 
-from pto_dialect import verifier
 from pto_dialect.api import ParseError, parse
-from pto_dialect.source_text import spelled_pto_types
+from pto_dialect.dialect import verifier
+from pto_dialect.support.source_text import spelled_pto_types
 
 TILE = "!pto.tile_buf<vec, 16x64xf32, valid=?x?>"
 VIEW = "!pto.tensor_view<64x64xf32>"

@@ -12,8 +12,8 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 import pto_dialect
+from pto_dialect.driver.pass_pipeline import PipelineRun
 from pto_dialect.pass_infra import ModulePass, PassRun
-from pto_dialect.pipeline import PipelineRun
 
 KERNEL = """
 !t = !pto.tile_buf<vec, 16x16xf32>
@@ -74,7 +74,7 @@ def test_a_pass_that_changed_nothing_is_not_checked_again(monkeypatch):
     # pto-lower-pipeline-loops on a module without pipeline loops (what
     # convert-to-ptoas-multi-buffer leaves) says so; re-checking every op
     # of a large module after it cost as much as the pass before it.
-    import pto_dialect.pipeline as pipeline
+    import pto_dialect.driver.pass_pipeline as pipeline
 
     calls = []
     monkeypatch.setattr(pipeline, "verify_module", lambda *a, **k: calls.append(a) or True)

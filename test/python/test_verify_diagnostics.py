@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pto_dialect.diagnostics import Diag
+from pto_dialect.support.diagnostics import Diag
 from pto_dialect.tools.verify_diagnostics import ExpectationError, check, parse_expectations
 
 FILE = "-"
