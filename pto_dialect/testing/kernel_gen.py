@@ -250,6 +250,14 @@ def _static_valid_fits(t: TileT, region: Region) -> bool:
     return (t.dyn_row or rows == region.rows) and (t.dyn_col or cols == region.cols)
 
 
+def _valid_agree(a: TileT, b: TileT) -> bool:
+    """Whether two types' valid shapes are equal wherever both spell a
+    static dim (ptoas's `verifyTileBufSameValidShape`, which the element-wise
+    ops ask of their sources and destination)."""
+    (ar, ac), (br, bc) = a.static_valid, b.static_valid
+    return (a.dyn_row or b.dyn_row or ar == br) and (a.dyn_col or b.dyn_col or ac == bc)
+
+
 @dataclass
 class Tile:
     name: str
@@ -1157,7 +1165,11 @@ class _Generator:
             others = [
                 t
                 for t in scope.pool
-                if t.dtype == dtype and t not in inputs and t.loc == "vec" and t.t.shape == self.shape and all(covers(i.region, t.region) for i in inputs)
+                if t.dtype == dtype
+                and t not in inputs
+                and t.loc == "vec"
+                and t.t.shape == self.shape
+                and all(covers(i.region, t.region) and _valid_agree(i.t, t.t) for i in inputs)
             ]
             if others:
                 target = self.rng.choice(others)
@@ -1664,7 +1676,7 @@ class _Generator:
         b.features.add(f"carried_nested_{shape}")
         x = self.pick(scope, dtype, region)
         d = self.new_vec(scope, dtype, region)
-        b.op(rng.choice(["tadd", "tsub", "tmax"]), [c, x], d)
+        b.op(self.one_of(["tadd", "tsub", "tmax"], dtype), [c, x], d)
         b.tstore(d, self.output(dtype), self.row(scope, self.shape[0]), b.const(0))
 
     def resize_op(self, scope: _Scope, a: Tile) -> bool:
