@@ -219,7 +219,7 @@ def test_remarks_without_native_diagnostics_go_to_fallback_sinks():
     code = textwrap.dedent(
         """
         from mlir import ir
-        from pto_dialect import diagnostics
+        from pto_dialect.support import diagnostics
         sunk = []
         diagnostics.add_fallback_sink(sunk.append)
         seen = []

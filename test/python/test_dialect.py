@@ -10,9 +10,7 @@ import itertools
 import pytest
 from mlir import ir
 
-from pto_dialect.dialect import annotations
-from pto_dialect.dialect import effects
-from pto_dialect.dialect import irdl_gen, targets
+from pto_dialect.dialect import annotations, effects, irdl_gen, targets
 from pto_dialect.dialect.effects import CATALOGUE, Pipe
 from pto_dialect.dialect.load import IRDL_FILE, is_loaded, load_dialect
 from pto_dialect.dialect.ops import OPS, op_def, ptoas_op_def

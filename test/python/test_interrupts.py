@@ -253,7 +253,7 @@ def test_ctrl_c_while_a_module_is_printed_through_a_file_leaves_no_directory(tmp
         import sys, time
         from pto_dialect.support.interrupts import install
         install()
-        from pto_dialect import session
+        from pto_dialect.driver import session
         def slow_print(_op, _pass):
             sys.stderr.write("printing\\n"); sys.stderr.flush()
             time.sleep(2)
@@ -284,7 +284,7 @@ def test_the_api_raises_keyboard_interrupt_and_the_context_stays_usable(how):
         import signal
         from mlir import ir
         import pto_dialect
-        from pto_dialect import session
+        from pto_dialect.driver import session
         from pto_dialect.passes import get_pass_class
         import sys
         sys.path.insert(0, {str(ROOT / "bench" / "tool")!r})
