@@ -8,6 +8,7 @@ from mlir import ir
 from . import scalars
 from .compiler import Compiler, Frame, Instr, guard, int_width
 from .errors import InterpreterError, OpFault
+from .registry import impl
 
 
 def _float(op: ir.Operation, value: ir.Value) -> str:
@@ -17,6 +18,7 @@ def _float(op: ir.Operation, value: ir.Value) -> str:
     return f
 
 
+@impl("arith.constant")
 def _compile_constant(c: Compiler, op: ir.Operation) -> None:
     attr = op.attributes["value"]
     result = op.results[0]
@@ -32,6 +34,7 @@ def _compile_constant(c: Compiler, op: ir.Operation) -> None:
     return None
 
 
+@impl(*scalars.INT_BINARY)
 def _compile_int_binary(c: Compiler, op: ir.Operation) -> Instr:
     a, b = c.uses(op)
     w = int_width(op, op.results[0])
@@ -45,6 +48,7 @@ def _compile_int_binary(c: Compiler, op: ir.Operation) -> Instr:
     return guard(op, run)
 
 
+@impl(*scalars.FLOAT_BINARY)
 def _compile_float_binary(c: Compiler, op: ir.Operation) -> Instr:
     a, b = c.uses(op)
     f = _float(op, op.results[0])
@@ -58,6 +62,7 @@ def _compile_float_binary(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("arith.negf")
 def _compile_negf(c: Compiler, op: ir.Operation) -> Instr:
     (a,) = c.uses(op)
     _float(op, op.results[0])
@@ -65,6 +70,7 @@ def _compile_negf(c: Compiler, op: ir.Operation) -> Instr:
     return lambda frame: frame.__setitem__(result, -frame[a])
 
 
+@impl("arith.cmpi")
 def _compile_cmpi(c: Compiler, op: ir.Operation) -> Instr:
     a, b = c.uses(op)
     w = int_width(op, op.operands[0])
@@ -85,6 +91,7 @@ def _compile_cmpi(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("arith.select")
 def _compile_select(c: Compiler, op: ir.Operation) -> Instr:
     cond, a, b = c.uses(op)
     if scalars.int_width(op.operands[0].type) != 1:
@@ -100,6 +107,7 @@ def _compile_select(c: Compiler, op: ir.Operation) -> Instr:
 _SIGNED_CASTS = {"arith.index_cast": True, "arith.extsi": True, "arith.trunci": True, "arith.index_castui": False, "arith.extui": False}
 
 
+@impl(*_SIGNED_CASTS)
 def _compile_int_cast(c: Compiler, op: ir.Operation) -> Instr:
     (a,) = c.uses(op)
     src, dst = int_width(op, op.operands[0]), int_width(op, op.results[0])
@@ -113,6 +121,7 @@ def _compile_int_cast(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("arith.sitofp", "arith.uitofp")
 def _compile_int_to_float(c: Compiler, op: ir.Operation) -> Instr:
     (a,) = c.uses(op)
     w = int_width(op, op.operands[0])
@@ -127,6 +136,7 @@ def _compile_int_to_float(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("arith.fptosi", "arith.fptoui")
 def _compile_float_to_int(c: Compiler, op: ir.Operation) -> Instr:
     (a,) = c.uses(op)
     _float(op, op.operands[0])
@@ -136,30 +146,10 @@ def _compile_float_to_int(c: Compiler, op: ir.Operation) -> Instr:
     return lambda frame: frame.__setitem__(result, scalars.float_to_int(frame[a], w, signed))
 
 
+@impl("arith.extf", "arith.truncf")
 def _compile_float_cast(c: Compiler, op: ir.Operation) -> Instr:
     (a,) = c.uses(op)
     _float(op, op.operands[0])
     f = _float(op, op.results[0])
     result = c.define(op.results[0])
     return lambda frame: frame.__setitem__(result, scalars.round_float(frame[a], f))
-
-
-_CASTS = {
-    "arith.sitofp": _compile_int_to_float,
-    "arith.uitofp": _compile_int_to_float,
-    "arith.fptosi": _compile_float_to_int,
-    "arith.fptoui": _compile_float_to_int,
-    "arith.extf": _compile_float_cast,
-    "arith.truncf": _compile_float_cast,
-}
-
-COMPILERS = {
-    "arith.constant": _compile_constant,
-    **{n: _compile_int_binary for n in scalars.INT_BINARY},
-    **{n: _compile_float_binary for n in scalars.FLOAT_BINARY},
-    "arith.negf": _compile_negf,
-    "arith.cmpi": _compile_cmpi,
-    "arith.select": _compile_select,
-    **{n: _compile_int_cast for n in _SIGNED_CASTS},
-    **_CASTS,
-}

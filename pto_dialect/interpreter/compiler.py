@@ -86,6 +86,10 @@ class Compiler:
 
     def op(self, op: ir.Operation) -> Instr | None:
         compile_fn = self.compilers.get(op.name)
+        if compile_fn is None and op.name.startswith("pto."):
+            from .op_support import compile_without_semantics
+
+            compile_fn = compile_without_semantics
         if compile_fn is None:
             raise InterpreterError(
                 op.location,

@@ -9,8 +9,10 @@ from mlir import ir
 from . import scalars
 from .compiler import EMPTY_BLOCK, Compiler, Frame, Instr, int_width
 from .errors import InterpreterError
+from .registry import impl
 
 
+@impl("scf.for")
 def _compile_for(c: Compiler, op: ir.Operation) -> Instr:
     interp = c.interp
     operands = c.uses(op)
@@ -57,6 +59,7 @@ def _compile_for(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("scf.if")
 def _compile_if(c: Compiler, op: ir.Operation) -> Instr:
     interp = c.interp
     (cond,) = c.uses(op)
@@ -80,6 +83,7 @@ def _compile_if(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+@impl("func.call")
 def _compile_call(c: Compiler, op: ir.Operation) -> Instr:
     interp = c.interp
     callee = op.attributes["callee"].value
@@ -97,11 +101,6 @@ def _compile_call(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
-COMPILERS = {
-    "scf.for": _compile_for,
-    "scf.if": _compile_if,
-    "func.call": _compile_call,
-}
 
 TERMINATORS = frozenset({"func.return", "scf.yield"})
 """Ops compiled as the end of their block (what they yield), not on their own."""

@@ -18,7 +18,7 @@ from mlir import ir
 
 from ..dialect.annotations import ArchError, resolve_arch
 from ..support.run_limits import DEFAULT_MAX_OPS
-from . import arith_ops, control_ops, movement_ops, pto_ops, rowcol_ops
+from . import control_ops, registry
 from .compiler import Block, Compiler, Frame, Instr
 from .errors import InterpreterError
 from .memory import Memory, TileRef
@@ -30,19 +30,9 @@ MAX_NESTING_DEPTH = 1000
 """Deepest op nesting executed: what the parser accepts (source_text.MAX_NESTING)."""
 _FRAMES_PER_LEVEL = 4  # Python frames one nesting level costs (compiling: 3; running: 2)
 
-COMPILERS = {**pto_ops.COMPILERS, **movement_ops.COMPILERS, **rowcol_ops.COMPILERS, **arith_ops.COMPILERS, **control_ops.COMPILERS}
-"""Op name -> what it compiles to (a pto op without semantics here compiles
-to a runtime error at it)."""
-
-SUPPORTED_OPS = (
-    frozenset(pto_ops.EXECUTED)
-    | frozenset(movement_ops.COMPILERS)
-    | frozenset(rowcol_ops.COMPILERS)
-    | frozenset(arith_ops.COMPILERS)
-    | frozenset(control_ops.COMPILERS)
-    | control_ops.TERMINATORS
-)
-"""Every op name (generic) the interpreter executes."""
+SUPPORTED_OPS = frozenset(registry.compilers()) | control_ops.TERMINATORS
+"""Every op name (generic) the interpreter executes: what the op modules
+register (`@impl`) and the terminators their regions end with."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +160,7 @@ class Interpreter:
         blocks = list(region.blocks)
         if not blocks:
             return _Function(name, op.location, [], None)
-        compiler = Compiler(self, COMPILERS)
+        compiler = Compiler(self, registry.compilers())
         arg_slots = [compiler.define(a) for a in blocks[0].arguments]
         if len(blocks) != 1:
             raise InterpreterError(op.location, f"@{name} has {len(blocks)} blocks; the interpreter runs structured control flow (scf) only")

@@ -11,7 +11,7 @@ the storage order. Element types are kept bit for bit (a copy never
 converts); a scalar operand becomes the element type as `tadds`'s does
 (elements.scalar_as). Sources are read inside their valid regions only
 (else a runtime error), and a never-written byte read is warned about, as
-for every op (`_TileOp.read`). A `tmp` operand is scratch, never read:
+for every op (`TileOp.read`). A `tmp` operand is scratch, never read:
 where the ISA says the target uses it (tci on A2A3; ttrans on both, its
 aligned path; tgather by index on A2A3 for 2-byte sources) its valid region
 is left holding the poison pattern, as never written (TileRef.poison);
@@ -77,7 +77,7 @@ Per op, what the ISA says and what was chosen where it is open:
   be vc0 + vc1; on A2A3 vc0 + vc1 must fit dst's columns (the ISA's two
   rules), the columns written being vc0 + vc1 either way.
 
-Trace: the ops on a pipe record their events as `_TileOp` does, with the
+Trace: the ops on a pipe record their events as `TileOp` does, with the
 bytes of dst they really write when those are not its valid region
 (tfillpad, a mat texpands, tci, the mask gather, tconcat on A2A3).
 load_scalar, store_scalar, tsetval and tgetval have no pipe in the
@@ -95,13 +95,14 @@ from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import INT_WIDTHS, STORAGE_DTYPES, is_float, scalar_as, to_compute, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, TileRef
-from .pto_ops import _accesses, _enum_value, _same_dtype_fault, _tile, _TileOp, ptoas_name, unexecuted_move_variants
+from .op_support import TileOp, buffer_accesses, enum_value, ptoas_name, same_dtype_fault, tile_operand, unexecuted_move_variants
+from .registry import impl
 from .scalars import float_name
 from .trace import TraceEvent
 
 
-class _MoveOp(_TileOp):
-    """A `_TileOp` whose body may return, after its counts, the accesses
+class _MoveOp(TileOp):
+    """A `TileOp` whose body may return, after its counts, the accesses
     of the bytes of `dst` it wrote (when they are not dst's valid region)."""
 
     def __init__(self, c: Compiler, op: ir.Operation) -> None:
@@ -113,14 +114,14 @@ class _MoveOp(_TileOp):
         """Clobber the `tmp` operand, if the op has one: the target used it."""
         slot = self.slot("tmp")
         if slot is not None:
-            _tile(frame[slot], "tmp").poison()
+            tile_operand(frame[slot], "tmp").poison()
 
     def record(self, frame: Frame, elements: int, macs: int = 0, written: tuple | None = None) -> None:
         if written is None:
             super().record(frame, elements, macs)
             return
-        writes = tuple(written) + _accesses(frame, self.other_writes)
-        self.interp.trace.append(TraceEvent(self.name, self.pipe, self.where, _accesses(frame, self.reads), writes, elements, macs))
+        writes = tuple(written) + buffer_accesses(frame, self.other_writes)
+        self.interp.trace.append(TraceEvent(self.name, self.pipe, self.where, buffer_accesses(frame, self.reads), writes, elements, macs))
 
 
 def _at(ref: TileRef, r0: int, c0: int) -> TileRef:
@@ -137,8 +138,8 @@ def _check_inside(ref: TileRef, operand: str, r0: int, c0: int, rows: int, cols:
         raise OpFault(f"elements [{r0}:{r0 + rows}, {c0}:{c0 + cols}] of operand '{operand}' lie outside its valid region {vr}x{vc}")
 
 
-def _warn_unwritten_at(t: _TileOp, ref: TileRef, operand: str, rows: np.ndarray, cols: np.ndarray) -> None:
-    """Warn (as `_TileOp.read` does) when elements (rows[k], cols[k]) of a
+def _warn_unwritten_at(t: TileOp, ref: TileRef, operand: str, rows: np.ndarray, cols: np.ndarray) -> None:
+    """Warn (as `TileOp.read` does) when elements (rows[k], cols[k]) of a
     tile, all in its valid region, hold bytes never written."""
     if rows.size == 0:
         return
@@ -151,6 +152,7 @@ def _warn_unwritten_at(t: _TileOp, ref: TileRef, operand: str, rows: np.ndarray,
 # --- textract ----------------------------------------------------------------------------
 
 
+@impl("pto.textract")
 def _compile_textract(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     extras = unexecuted_move_variants(t, op)
@@ -159,9 +161,9 @@ def _compile_textract(c: Compiler, op: ir.Operation) -> Instr:
     src, row, col, dst = t.slot("src"), t.slot("indexRow"), t.slot("indexCol"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         if s.layout.dtype != d.layout.dtype:
-            raise _same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
+            raise same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
         r0, c0 = frame[row], frame[col]
         (sr, sc), (dr, dc) = s.layout.shape, d.layout.shape
         if r0 < 0 or c0 < 0 or r0 + dr > sr or c0 + dc > sc:
@@ -247,6 +249,7 @@ def _operands(op: ir.Operation, c: Compiler, *names: str) -> list[int]:
     return [slots[layout.index(n)] for n in names]
 
 
+@impl("pto.load_scalar")
 def _compile_load_scalar(c: Compiler, op: ir.Operation) -> Instr:
     ptr, offset = _operands(op, c, "ptr", "offset")
     dtype = _scalar_type(op, "ptr", None)
@@ -255,7 +258,7 @@ def _compile_load_scalar(c: Compiler, op: ir.Operation) -> Instr:
     def run(frame: Frame) -> None:
         buf = _pointer(frame[ptr], "ptr")
         if buf.dtype != dtype:
-            raise _same_dtype_fault("pto.load_scalar", buf.dtype, dtype)
+            raise same_dtype_fault("pto.load_scalar", buf.dtype, dtype)
         k = frame[offset]
         _reach(buf, k)
         frame[result] = _to_scalar(dtype, buf.flat[k : k + 1])
@@ -263,6 +266,7 @@ def _compile_load_scalar(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, ptoas_name(op.name), run)
 
 
+@impl("pto.store_scalar")
 def _compile_store_scalar(c: Compiler, op: ir.Operation) -> Instr:
     ptr, offset, value = _operands(op, c, "ptr", "offset", "value")
     dtype = _scalar_type(op, "ptr", "value")
@@ -270,7 +274,7 @@ def _compile_store_scalar(c: Compiler, op: ir.Operation) -> Instr:
     def run(frame: Frame) -> None:
         buf = _pointer(frame[ptr], "ptr")
         if buf.dtype != dtype:
-            raise _same_dtype_fault("pto.store_scalar", dtype, buf.dtype)
+            raise same_dtype_fault("pto.store_scalar", dtype, buf.dtype)
         k = frame[offset]
         _reach(buf, k)
         buf.flat[k : k + 1] = _from_scalar(dtype, frame[value])
@@ -290,14 +294,15 @@ def _element_byte(ref: TileRef, k: int) -> int:
     return lo + k * size
 
 
+@impl("pto.tsetval")
 def _compile_tsetval(c: Compiler, op: ir.Operation) -> Instr:
     dst, offset, val = _operands(op, c, "dst", "offset", "val")
     dtype = _scalar_type(op, "dst", "val")
 
     def run(frame: Frame) -> None:
-        d = _tile(frame[dst], "dst")
+        d = tile_operand(frame[dst], "dst")
         if d.layout.dtype != dtype:
-            raise _same_dtype_fault("pto.tsetval", dtype, d.layout.dtype)
+            raise same_dtype_fault("pto.tsetval", dtype, d.layout.dtype)
         byte = _element_byte(d, frame[offset])
         size = d.layout.itemsize
         d.storage.data[byte : byte + size] = _from_scalar(dtype, frame[val]).view(np.uint8)
@@ -306,6 +311,7 @@ def _compile_tsetval(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, ptoas_name(op.name), run)
 
 
+@impl("pto.tgetval")
 def _compile_tgetval(c: Compiler, op: ir.Operation) -> Instr:
     src, offset = _operands(op, c, "src", "offset")
     dtype = _scalar_type(op, "src", None)
@@ -313,9 +319,9 @@ def _compile_tgetval(c: Compiler, op: ir.Operation) -> Instr:
     interp, key, location, name = c.interp, c.interp.new_key(), op.location, ptoas_name(op.name)
 
     def run(frame: Frame) -> None:
-        s = _tile(frame[src], "src")
+        s = tile_operand(frame[src], "src")
         if s.layout.dtype != dtype:
-            raise _same_dtype_fault("pto.tgetval", s.layout.dtype, dtype)
+            raise same_dtype_fault("pto.tgetval", s.layout.dtype, dtype)
         byte = _element_byte(s, frame[offset])
         size = s.layout.itemsize
         written = s.storage.written[byte : byte + size]
@@ -330,12 +336,13 @@ def _compile_tgetval(c: Compiler, op: ir.Operation) -> Instr:
 # --- fills -----------------------------------------------------------------------------------
 
 
+@impl("pto.texpands")
 def _compile_texpands(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     scalar, dst = t.slot("scalar"), t.slot("dst")
 
     def body(frame: Frame) -> tuple:
-        d = _tile(frame[dst], "dst")
+        d = tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         value = _from_scalar(dtype, frame[scalar])
         whole = d.layout.tile.loc == "mat"
@@ -367,16 +374,17 @@ def pad_value(dtype: str, pad: int) -> np.ndarray:
     return _from_scalar(dtype, value)
 
 
+@impl("pto.tfillpad")
 def _compile_tfillpad(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     src, dst = t.slot("src"), t.slot("dst")
-    attribute = _enum_value(op, "padValue")
+    attribute = enum_value(op, "padValue")
 
     def body(frame: Frame) -> tuple:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         if s.layout.dtype != dtype:
-            raise _same_dtype_fault(t.name, s.layout.dtype, dtype)
+            raise same_dtype_fault(t.name, s.layout.dtype, dtype)
         tile = d.layout.tile
         pad = PAD_NAMES.get(tile.pad, str(tile.pad))
         if attribute is not None and attribute != pad:
@@ -399,6 +407,7 @@ def _compile_tfillpad(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
+@impl("pto.tci")
 def _compile_tci(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     start, dst = t.slot("S"), t.slot("dst")
@@ -409,10 +418,10 @@ def _compile_tci(c: Compiler, op: ir.Operation) -> Instr:
     uses_tmp = c.interp.arch != "a5"  # A5 ignores tmp
 
     def body(frame: Frame) -> tuple:
-        d = _tile(frame[dst], "dst")
+        d = tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         if dtype != s_type:
-            raise _same_dtype_fault(t.name, s_type, dtype)
+            raise same_dtype_fault(t.name, s_type, dtype)
         rows = d.layout.shape[0]
         if rows != 1:
             raise OpFault(f"the destination has {rows} rows; tci fills a 1-row tile")
@@ -440,6 +449,7 @@ MASK_PATTERNS = {
 """Mask pattern -> (period, index kept): index i is kept when i % period == kept."""
 
 
+@impl("pto.tgather")
 def _compile_tgather(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     compare = t.present("cdst", "kValue")
@@ -447,7 +457,7 @@ def _compile_tgather(c: Compiler, op: ir.Operation) -> Instr:
         return t.refuse("in its compare form (" + ", ".join(compare or ["cmpMode"]) + ")")
     if t.present("indices"):
         return _gather_by_index(t)
-    pattern = _enum_value(op, "maskPattern")
+    pattern = enum_value(op, "maskPattern")
     if pattern is None:
         return t.refuse("without indices or maskPattern")
     if pattern not in MASK_PATTERNS:
@@ -463,9 +473,9 @@ def _gather_by_index(t: _MoveOp) -> Instr:
     uses_tmp = t.interp.arch != "a5"  # A2A3: the scaled indices of 2-byte sources
 
     def body(frame: Frame) -> tuple[int]:
-        s, ix, d = _tile(frame[src], "src"), _tile(frame[indices], "indices"), _tile(frame[dst], "dst")
+        s, ix, d = tile_operand(frame[src], "src"), tile_operand(frame[indices], "indices"), tile_operand(frame[dst], "dst")
         if s.layout.dtype != d.layout.dtype:
-            raise _same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
+            raise same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
         if ix.layout.dtype not in ("i16", "i32"):
             raise OpFault(f"the indices are {ix.layout.dtype}; tgather takes i16 or i32 indices")
         rows, cols = d.valid
@@ -500,7 +510,7 @@ def _gather_by_mask(t: _MoveOp, pattern: tuple[int, int], axis: str) -> Instr:
     period, kept = pattern
 
     def body(frame: Frame) -> tuple:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         if s.layout.itemsize != d.layout.itemsize:
             raise OpFault(f"element types {s.layout.dtype} and {d.layout.dtype} differ in size; the mask form of tgather copies bits")
         vr, vc = s.valid
@@ -533,14 +543,15 @@ def _gather_by_mask(t: _MoveOp, pattern: tuple[int, int], axis: str) -> Instr:
     return t.compile(body)
 
 
+@impl("pto.ttrans")
 def _compile_ttrans(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     src, dst = t.slot("src"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         if s.layout.dtype != d.layout.dtype:
-            raise _same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
+            raise same_dtype_fault(t.name, s.layout.dtype, d.layout.dtype)
         vr, vc = s.valid
         if d.valid != (vc, vr):
             raise OpFault(f"the destination's valid region {d.valid[0]}x{d.valid[1]} is not {vc}x{vr}, the transposed source's ({vr}x{vc})")
@@ -552,17 +563,18 @@ def _compile_ttrans(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
+@impl("pto.tconcat")
 def _compile_tconcat(c: Compiler, op: ir.Operation) -> Instr:
     t = _MoveOp(c, op)
     src0, src1, dst = t.slot("src0"), t.slot("src1"), t.slot("dst")
     exact = c.interp.arch == "a5"
 
     def body(frame: Frame) -> tuple:
-        a, b, d = _tile(frame[src0], "src0"), _tile(frame[src1], "src1"), _tile(frame[dst], "dst")
+        a, b, d = tile_operand(frame[src0], "src0"), tile_operand(frame[src1], "src1"), tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         for ref in (a, b):
             if ref.layout.dtype != dtype:
-                raise _same_dtype_fault(t.name, ref.layout.dtype, dtype)
+                raise same_dtype_fault(t.name, ref.layout.dtype, dtype)
         rows = d.valid[0]
         if a.valid[0] != rows or b.valid[0] != rows:
             raise OpFault(f"the valid rows of src0 ({a.valid[0]}), src1 ({b.valid[0]}) and dst ({rows}) differ")
@@ -579,17 +591,3 @@ def _compile_tconcat(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
-COMPILERS = {
-    "pto.textract": _compile_textract,
-    "pto.load_scalar": _compile_load_scalar,
-    "pto.store_scalar": _compile_store_scalar,
-    "pto.tsetval": _compile_tsetval,
-    "pto.tgetval": _compile_tgetval,
-    "pto.texpands": _compile_texpands,
-    "pto.tfillpad": _compile_tfillpad,
-    "pto.tci": _compile_tci,
-    "pto.tgather": _compile_tgather,
-    "pto.ttrans": _compile_ttrans,
-    "pto.tconcat": _compile_tconcat,
-}
-"""The data-movement ops pto-run executes, by generic name."""

@@ -6,7 +6,7 @@ Which operand is where (optional operands move the others), which an op
 reads and writes and its pipe all come from the op catalogue, per op
 instance (`CATALOGUE[name].layout(op)`), so the trace a timing model reads
 and the passes agree on what every op touches. Every data-moving op is one
-`_TileOp` skeleton: read its inputs (warning once per op and operand about
+`TileOp` skeleton: read its inputs (warning once per op and operand about
 bytes never written), check their element types and shapes, compute, store
 the result, and record a trace event when the run keeps a trace (decided
 once, at compile time).
@@ -32,68 +32,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 from mlir import ir
 
 from ..dialect.allocs import alloc_operands
-from ..dialect.attributes import generic_value
 from ..dialect.effects import CATALOGUE
-from ..dialect.ops import OPS, op_def
 from ..dialect.types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
-from ..support.diagnostics import location_text
 from . import conversions, tile_ops
 from .compiler import Compiler, Frame, Instr, guard_at
 from .elements import to_compute, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef, check_valid, reshaped_valid, tile_layout, view_reach
-from .trace import TraceEvent
-
-
-def ptoas_name(name: str) -> str:
-    """The name users write (`pto.tmatmul.acc`) for a generic op name."""
-    definition = op_def(name)
-    return definition.full_name if definition is not None else name
-
-
-def _same_dtype_fault(op: str, a: str, b: str) -> OpFault:
-    return OpFault(f"element types differ ({a} and {b}); '{op}' needs equal element types")
-
-
-def _dims(shape) -> str:
-    return "x".join(map(str, shape))
-
-
-def _enum_value(op: ir.Operation, name: str) -> str | None:
-    """The value of a `#pto` enum attribute of `op` (`atomic_add`), or None."""
-    attrs = op.attributes
-    if name not in attrs:
-        return None
-    parsed = generic_value(str(attrs[name]))
-    return parsed[1] if parsed else str(attrs[name])
-
-
-def _define_results(c: Compiler, op: ir.Operation) -> list[int]:
-    return [c.define(r) for r in op.results]
-
-
-def _not_executed(c: Compiler, op: ir.Operation, why: str) -> Instr:
-    """An instruction that stops the run at `op` with `why`."""
-    _define_results(c, op)
-    location = op.location
-    message = f"'{ptoas_name(op.name)}' {why}"
-
-    def run(frame: Frame) -> None:
-        raise InterpreterError(location, message)
-
-    return run
-
-
-def _compile_without_semantics(c: Compiler, op: ir.Operation) -> Instr:
-    definition = op_def(op.name)
-    if definition is not None and definition.tier == "syntax":
-        return _not_executed(c, op, "has no semantics in pto-run (the dialect reads, verifies and prints it only)")
-    return _not_executed(c, op, "is not executed by pto-run yet")
-
+from .op_support import (
+    TileOp,
+    enum_value,
+    not_executed,
+    operand_slots,
+    ptoas_name,
+    same_dtype_fault,
+    shape_text,
+    tile_operand,
+    unexecuted_move_variants,
+    view_operand,
+)
+from .registry import impl
 
 # --- allocation and tile views ---------------------------------------------------------
 
@@ -138,37 +99,19 @@ def _compile_alloc(c: Compiler, op: ir.Operation, view, make) -> Instr:
     return guard_at(op.location, ptoas_name(op.name), run)
 
 
+@impl("pto.alloc_tile")
 def _compile_alloc_tile(c: Compiler, op: ir.Operation) -> Instr:
     return _compile_alloc(c, op, tile_type(op.results[0].type), c.interp.memory.tile)
 
 
+@impl("pto.alloc_multi_tile")
 def _compile_alloc_multi_tile(c: Compiler, op: ir.Operation) -> Instr:
     return _compile_alloc(c, op, multi_tile_type(op.results[0].type), c.interp.memory.multi_tile)
 
 
-def _tile(value, operand: str) -> TileRef:
-    if not isinstance(value, TileRef):
-        raise OpFault(f"operand '{operand}' is not a tile")
-    return value
-
-
-def _view(value, operand: str) -> ViewRef:
-    if isinstance(value, GlobalBuffer):
-        raise OpFault(f"operand '{operand}' is a memref: pto ops reach global memory through tensor views and partitions")
-    if not isinstance(value, ViewRef):
-        raise OpFault(f"operand '{operand}' is not a tensor view or partition")
-    return value
-
-
-def _operand_slots(c: Compiler, op: ir.Operation, *names: str) -> list[int]:
-    """The frame slots of single operands, by name (the catalogue's layout)."""
-    layout = CATALOGUE[op.name].layout(op)
-    slots = c.uses(op)
-    return [slots[layout.index(n)] for n in names]
-
-
+@impl("pto.multi_tile_get")
 def _compile_multi_tile_get(c: Compiler, op: ir.Operation) -> Instr:
-    mb, slot = _operand_slots(c, op, "source", "slot")
+    mb, slot = operand_slots(c, op, "source", "slot")
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
@@ -180,6 +123,7 @@ def _compile_multi_tile_get(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, ptoas_name(op.name), run)
 
 
+@impl("pto.subview")
 def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
     """A window of the source tile at `offsets`, `sizes` elements large:
     the same bytes, with the source's strides. Its valid shape: the `valid`
@@ -203,7 +147,7 @@ def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
-        src = _tile(frame[source], "source")
+        src = tile_operand(frame[source], "source")
         origin = (frame[offsets[0]], frame[offsets[1]])
         rows, cols = src.layout.shape
         r0, c0 = origin
@@ -224,17 +168,18 @@ def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, name, run)
 
 
+@impl("pto.treshape")
 def _compile_treshape(c: Compiler, op: ir.Operation) -> Instr:
     """The source's bytes as another tile type (its own storage order)."""
-    (source,) = _operand_slots(c, op, "src")
+    (source,) = operand_slots(c, op, "src")
     result_type = tile_type(op.results[0].type)
     name = ptoas_name(op.name)
     if result_type is None:
-        return _not_executed(c, op, "of a tensor view is not executed by pto-run yet")
+        return not_executed(c, op, "of a tensor view is not executed by pto-run yet")
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
-        src = _tile(frame[source], "src")
+        src = tile_operand(frame[source], "src")
         layout = tile_layout(result_type)
         lo, hi = src.span
         if layout.nbytes > hi - lo:
@@ -245,11 +190,12 @@ def _compile_treshape(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, name, run)
 
 
+@impl("pto.set_validshape")
 def _compile_set_validshape(c: Compiler, op: ir.Operation) -> Instr:
-    source, rows, cols = _operand_slots(c, op, "source", "valid_row", "valid_col")
+    source, rows, cols = operand_slots(c, op, "source", "valid_row", "valid_col")
 
     def run(frame: Frame) -> None:
-        ref = _tile(frame[source], "source")
+        ref = tile_operand(frame[source], "source")
         ref.valid = check_valid(ref.layout.tile, frame[rows], frame[cols])
 
     return guard_at(op.location, ptoas_name(op.name), run)
@@ -271,6 +217,7 @@ def _static_check(what: str, view: ViewType):
     return check
 
 
+@impl("pto.make_tensor_view")
 def _compile_make_tensor_view(c: Compiler, op: ir.Operation) -> Instr:
     layout = CATALOGUE[op.name].layout(op)
     slots = c.uses(op)
@@ -295,6 +242,7 @@ def _compile_make_tensor_view(c: Compiler, op: ir.Operation) -> Instr:
     return guard_at(op.location, ptoas_name(op.name), run)
 
 
+@impl("pto.partition_view")
 def _compile_partition_view(c: Compiler, op: ir.Operation) -> Instr:
     layout = CATALOGUE[op.name].layout(op)
     slots = c.uses(op)
@@ -305,14 +253,14 @@ def _compile_partition_view(c: Compiler, op: ir.Operation) -> Instr:
     result = c.define(op.results[0])
 
     def run(frame: Frame) -> None:
-        src = _view(frame[source], "source")
+        src = view_operand(frame[source], "source")
         offsets = tuple(frame[s] for s in offset_slots)
         sizes = tuple(frame[s] for s in size_slots)
         if len(offsets) != len(src.shape) or len(sizes) != len(src.shape):
             raise OpFault(f"{len(offsets)} offsets and {len(sizes)} sizes for a view of rank {len(src.shape)}")
         if any(o < 0 or n < 0 or o + n > d for o, n, d in zip(offsets, sizes, src.shape)):
             block = ", ".join(f"{o}:{o + n}" for o, n in zip(offsets, sizes))
-            raise OpFault(f"partition [{block}] is out of bounds of {src.buffer.name}'s {src.kind} ({_dims(src.shape)})")
+            raise OpFault(f"partition [{block}] is out of bounds of {src.buffer.name}'s {src.kind} ({shape_text(src.shape)})")
         check(sizes)
         offset = src.offset + sum(o * s for o, s in zip(offsets, src.strides))
         frame[result] = ViewRef(src.buffer, offset, sizes, src.strides, "partition_tensor_view")
@@ -323,107 +271,6 @@ def _compile_partition_view(c: Compiler, op: ir.Operation) -> Instr:
 # --- the skeleton of data-moving ops ---------------------------------------------------
 
 
-class _TileOp:
-    """One pto op that moves or computes tile data: its operand slots (by
-    the catalogue's layout of this instance), the checks on what it reads,
-    and its trace events."""
-
-    def __init__(self, c: Compiler, op: ir.Operation) -> None:
-        self.interp = c.interp
-        self.key = c.interp.new_key()
-        self.name = ptoas_name(op.name)
-        self.generic_name = op.name
-        self.location = op.location
-        self.spec = CATALOGUE[op.name]
-        self.layout = self.spec.layout(op)
-        self.pipe = self.spec.pipe.value
-        self.where = location_text(op.location)  # once: traces record it per execution
-        self.slots = c.uses(op)
-        _define_results(c, op)  # an optional tensor result: never set (tiles are buffers)
-        self.tracing = c.interp.trace is not None
-        self.reads = tuple(self.slots[i] for i in self.layout.reads)
-        self.writes = tuple(self.slots[i] for i in self.layout.writes)
-
-    def slot(self, operand: str) -> int | None:
-        """The frame slot of `operand`, or None when this instance lacks it."""
-        index = self.layout.index(operand)
-        return None if index is None else self.slots[index]
-
-    def present(self, *operands: str) -> list[str]:
-        """Which of these optional operands this instance has."""
-        return [o for o in operands if self.layout.index(o) is not None]
-
-    def tile(self, frame: Frame, operand: str) -> TileRef:
-        return _tile(frame[self.slot(operand)], operand)
-
-    def read(self, ref: TileRef, operand: str, rows: int, cols: int) -> np.ndarray:
-        """A copy of elements [0, rows) x [0, cols) of an input tile, as
-        stored. The PTO ISA asks a source's valid region to cover the op's
-        domain, yet PyPTO kernels read past it (a 1x2 row statistic in a 1x8
-        `tmax`), and the vector unit simply reads those bytes: so do we,
-        inside the tile's shape, with a warning (once per op and operand)
-        that the result there is whatever the bytes hold. Past the shape is
-        an error."""
-        vr, vc = ref.valid
-        if rows > vr or cols > vc:
-            sr, sc = ref.layout.shape
-            if rows > sr or cols > sc:
-                raise OpFault(f"operand '{operand}' is a {sr}x{sc} tile, smaller than the {rows}x{cols} elements the op reads")
-            self.interp.warn_beyond_valid(self.key, self.location, self.name, operand, ref, rows, cols)
-        missing = ref.unwritten_bytes(rows, cols)
-        if missing:
-            self.interp.warn_unwritten(self.key, self.location, self.name, operand, ref, missing, rows * cols * ref.layout.itemsize)
-        return np.array(ref.region(rows, cols))
-
-    def record(self, frame: Frame, elements: int, macs: int = 0) -> None:
-        """Append the trace event of this execution: what the op reads and
-        writes is the catalogue's, so the trace and the passes agree."""
-        self.interp.trace.append(
-            TraceEvent(self.name, self.pipe, self.where, _accesses(frame, self.reads), _accesses(frame, self.writes), elements, macs)
-        )
-
-    def compile(self, body: Callable[[Frame], tuple[int, ...]]) -> Instr:
-        """The op's closure: `body` does the work and returns what the trace
-        event counts (elements written, and multiply-accumulates)."""
-        if not self.tracing:
-            return guard_at(self.location, self.name, body)
-        record = self.record
-
-        def traced(frame: Frame) -> None:
-            record(frame, *body(frame))
-
-        return guard_at(self.location, self.name, traced)
-
-    def refuse(self, what: str) -> Instr:
-        """The op with a variant not executed yet: a runtime error."""
-        location, message = self.location, f"'{self.name}' {what} is not executed by pto-run yet"
-
-        def run(frame: Frame) -> None:
-            raise InterpreterError(location, message)
-
-        return run
-
-    def reject(self, why: str) -> Instr:
-        """The op as written is one the target does not implement (pto-isa
-        refuses it): a runtime error saying why, where pto-run would
-        otherwise compute something no device does."""
-        location, message = self.location, f"'{self.name}' {why}"
-
-        def run(frame: Frame) -> None:
-            raise InterpreterError(location, message)
-
-        return run
-
-
-def _accesses(frame: Frame, slots: tuple[int, ...]) -> tuple:
-    out: list = []
-    for s in slots:
-        value = frame[s]
-        if isinstance(value, (TileRef, ViewRef)):  # scalars move no buffer bytes
-            out.extend(value.accesses())
-    return tuple(out)
-
-
 # --- loads and stores -----------------------------------------------------------------
 
 
@@ -431,24 +278,25 @@ def _check_block(v: ViewRef, t: TileRef, direction: str) -> tuple[int, int]:
     rows, cols = v.matrix_shape
     if (rows, cols) != t.valid:
         raise OpFault(
-            f"the partition ({_dims(v.shape)}, {rows}x{cols} elements) does not match the valid region "
+            f"the partition ({shape_text(v.shape)}, {rows}x{cols} elements) does not match the valid region "
             f"{t.valid[0]}x{t.valid[1]} of the tile it {direction}"
         )
     return rows, cols
 
 
+@impl("pto.tload")
 def _compile_tload(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     extras = t.present("pad_value", "left_padding_num", "right_padding_num", "init_condition")
     if extras or "pad_mode" in op.attributes:
         return t.refuse("with padding (" + ", ".join(extras or ["pad_mode"]) + ")")
     src, dst = t.slot("src"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        v = _view(frame[src], "src")
-        d = _tile(frame[dst], "dst")
+        v = view_operand(frame[src], "src")
+        d = tile_operand(frame[dst], "dst")
         if v.buffer.dtype != d.layout.dtype:
-            raise _same_dtype_fault(t.name, v.buffer.dtype, d.layout.dtype)
+            raise same_dtype_fault(t.name, v.buffer.dtype, d.layout.dtype)
         rows, cols = _check_block(v, d, "is loaded into")
         d.store(v.elements().reshape(rows, cols))
         return (rows * cols,)
@@ -456,23 +304,24 @@ def _compile_tload(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
+@impl("pto.tstore")
 def _compile_tstore(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     extras = t.present("fp", "preQuantScalar")
     if extras:
         return t.refuse("with " + ", ".join(extras))
-    relu = _enum_value(op, "reluPreMode")
+    relu = enum_value(op, "reluPreMode")
     if relu not in (None, "no_relu"):
         return t.refuse(f"with reluPreMode {relu}")
-    atomic = _enum_value(op, "atomicType") == "atomic_add"
+    atomic = enum_value(op, "atomicType") == "atomic_add"
     src, dst = t.slot("src"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        s = _tile(frame[src], "src")
-        v = _view(frame[dst], "dst")
+        s = tile_operand(frame[src], "src")
+        v = view_operand(frame[dst], "dst")
         dtype = s.layout.dtype
         if v.buffer.dtype != dtype:
-            raise _same_dtype_fault(t.name, dtype, v.buffer.dtype)
+            raise same_dtype_fault(t.name, dtype, v.buffer.dtype)
         rows, cols = _check_block(v, s, "is stored from")
         values = t.read(s, "src", rows, cols).reshape(v.shape)
         target = v.elements()
@@ -488,19 +337,7 @@ def _compile_tstore(c: Compiler, op: ir.Operation) -> Instr:
 # --- element-wise ops ------------------------------------------------------------------
 
 
-def unexecuted_move_variants(t: _TileOp, op: ir.Operation) -> list[str]:
-    """What a tile-to-tile move (tmov, textract) asks for that pto-run
-    does not execute yet: quantisation (`fp`, `preQuantScalar`), a relu
-    before it, the acc-to-vec mode."""
-    extras = t.present("fp", "preQuantScalar")
-    relu = _enum_value(op, "reluPreMode")
-    if relu not in (None, "no_relu"):
-        extras.append(f"reluPreMode {relu}")
-    if "accToVecMode" in op.attributes:
-        extras.append("accToVecMode")
-    return extras
-
-
+@impl(*tile_ops.ELEMENTWISE_OPS)
 def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     """Every element-wise op, by the kind tile_ops gives it: the inputs are
     the source tiles (a `scalar` operand is a value, not a tile), the output
@@ -508,7 +345,7 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     throughout (`tcvt` converts, `tmov` copies bit for bit). A reversible
     scalar op (`tdivs`) written scalar first has its tile in the `scalar`
     slot and computes scalar op tile; `trsqrt`'s optional `tmp` is unused."""
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     name = t.name
     kind = tile_ops.kind(op.name)
     if kind == tile_ops.MOVE:
@@ -520,8 +357,8 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
             tile = tile_type(op.operands[t.layout.index(operand)].type)
             if tile is not None and tile.blayout != "row_major":
                 return t.reject(f"needs row-major tiles, but {operand} is {tile.blayout} (pto-isa include/pto/cpu/TBinSOps.hpp: CONSTRAINT_VEC_ROWMAJOR)")
-    rmode = _enum_value(op, "rmode") or tile_ops.DEFAULT_ROUND_MODE
-    satmode = _enum_value(op, "sat_mode") or conversions.DEFAULT_SATURATION_MODE
+    rmode = enum_value(op, "rmode") or tile_ops.DEFAULT_ROUND_MODE
+    satmode = enum_value(op, "sat_mode") or conversions.DEFAULT_SATURATION_MODE
     has_tmp = bool(t.present("tmp")) if op.name in ("pto.tcvt", "pto.trsqrt") else False
     arch = c.interp.arch
     inputs = ("src0", "src1") if kind == tile_ops.BINARY else ("src",)
@@ -537,14 +374,14 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
     generic = op.name
 
     def body(frame: Frame) -> tuple[int]:
-        d = _tile(frame[out], "dst")
-        refs = [_tile(frame[s], o) for s, o in zip(in_slots, inputs)]
+        d = tile_operand(frame[out], "dst")
+        refs = [tile_operand(frame[s], o) for s, o in zip(in_slots, inputs)]
         rows, cols = d.valid
         dtype = d.layout.dtype
         if kind == tile_ops.MOVE:
             (src,) = refs
             if src.layout.dtype != dtype:
-                raise _same_dtype_fault(name, src.layout.dtype, dtype)
+                raise same_dtype_fault(name, src.layout.dtype, dtype)
             d.store(t.read(src, "src", rows, cols))  # bit for bit: no conversion
             return (rows * cols,)
         if kind == tile_ops.CONVERT:
@@ -554,7 +391,7 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
             return (rows * cols,)
         for ref in refs:
             if ref.layout.dtype != dtype:
-                raise _same_dtype_fault(name, ref.layout.dtype, dtype)
+                raise same_dtype_fault(name, ref.layout.dtype, dtype)
         values = [to_compute(dtype, t.read(ref, o, rows, cols)) for ref, o in zip(refs, inputs)]
         if kind == tile_ops.WITH_SCALAR:
             result = tile_ops.with_scalar(generic, dtype, values[0], frame[scalar], reverse)
@@ -573,32 +410,33 @@ def _compile_elementwise(c: Compiler, op: ir.Operation) -> Instr:
 # --- matmul ----------------------------------------------------------------------------
 
 
+@impl("pto.tmatmul", "pto.tmatmul_acc")
 def _compile_matmul(c: Compiler, op: ir.Operation) -> Instr:
     """dst = lhs @ rhs (`tmatmul.acc`: acc_in + lhs @ rhs) on M x K @ K x N:
     M, K the left tile's valid region, N the right tile's valid columns.
     `acc_in` is read before `dst` is written, so it may be `dst` itself."""
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     accumulate = op.name == "pto.tmatmul_acc"
     lhs, rhs, dst = t.slot("lhs"), t.slot("rhs"), t.slot("dst")
     acc_in = t.slot("acc_in") if accumulate else None
 
     def body(frame: Frame) -> tuple[int, int]:
-        rl, rr, rd = _tile(frame[lhs], "lhs"), _tile(frame[rhs], "rhs"), _tile(frame[dst], "dst")
+        rl, rr, rd = tile_operand(frame[lhs], "lhs"), tile_operand(frame[rhs], "rhs"), tile_operand(frame[dst], "dst")
         (m, k), (k2, n), (m2, n2) = rl.layout.shape, rr.layout.shape, rd.layout.shape
         if k != k2 or (m, n) != (m2, n2):
             raise OpFault(f"shapes do not agree: {m}x{k} @ {k2}x{n} into {m2}x{n2}")
         in_dtype, out_dtype = rl.layout.dtype, rd.layout.dtype
         if rr.layout.dtype != in_dtype:
-            raise _same_dtype_fault(t.name, in_dtype, rr.layout.dtype)
+            raise same_dtype_fault(t.name, in_dtype, rr.layout.dtype)
         rows, inner = rl.valid
         cols = rr.valid[1]
         vl = to_compute(in_dtype, t.read(rl, "lhs", rows, inner))
         vr = to_compute(in_dtype, t.read(rr, "rhs", inner, cols))
         acc = None
         if accumulate:
-            ra = _tile(frame[acc_in], "acc_in")
+            ra = tile_operand(frame[acc_in], "acc_in")
             if ra.layout.dtype != out_dtype:
-                raise _same_dtype_fault(t.name, ra.layout.dtype, out_dtype)
+                raise same_dtype_fault(t.name, ra.layout.dtype, out_dtype)
             acc = to_compute(out_dtype, t.read(ra, "acc_in", rows, cols))
         rd.store(to_storage(out_dtype, tile_ops.matmul(in_dtype, out_dtype, vl, vr, acc)))
         return (rows * cols, rows * cols * inner)
@@ -606,26 +444,5 @@ def _compile_matmul(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
-EXECUTED = {
-    "pto.alloc_tile": _compile_alloc_tile,
-    "pto.alloc_multi_tile": _compile_alloc_multi_tile,
-    "pto.multi_tile_get": _compile_multi_tile_get,
-    "pto.subview": _compile_subview,
-    "pto.treshape": _compile_treshape,
-    "pto.set_validshape": _compile_set_validshape,
-    "pto.make_tensor_view": _compile_make_tensor_view,
-    "pto.partition_view": _compile_partition_view,
-    "pto.tload": _compile_tload,
-    "pto.tstore": _compile_tstore,
-    **{n: _compile_elementwise for n in tile_ops.ELEMENTWISE_OPS},
-    "pto.tmatmul": _compile_matmul,
-    "pto.tmatmul_acc": _compile_matmul,
-}
-"""The pto ops the interpreter executes, by generic name."""
 
-COMPILERS = {
-    **{d.generic_name: _compile_without_semantics for d in OPS},
-    **EXECUTED,
-}
-"""Every pto op: what it compiles to (a runtime error for those without semantics here)."""
 

@@ -75,7 +75,8 @@ from .compiler import Compiler, Frame, Instr
 from .elements import COMPUTE_DTYPES, convert, is_float, round_to, to_compute, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import TileRef
-from .pto_ops import _same_dtype_fault, _tile, _TileOp
+from .op_support import TileOp, same_dtype_fault, tile_operand
+from .registry import impl
 
 # --- what the reductions compute --------------------------------------------------------
 
@@ -181,10 +182,10 @@ def _reduce_min(dtype: str, values: np.ndarray, axis: int) -> np.ndarray:
 # --- shared checks and tmp ----------------------------------------------------------------
 
 
-def _same_dtypes(t: _TileOp, dtype: str, refs: list[TileRef]) -> None:
+def _same_dtypes(t: TileOp, dtype: str, refs: list[TileRef]) -> None:
     for ref in refs:
         if ref.layout.dtype != dtype:
-            raise _same_dtype_fault(t.name, ref.layout.dtype, dtype)
+            raise same_dtype_fault(t.name, ref.layout.dtype, dtype)
 
 
 def _dims(valid: tuple[int, int]) -> str:
@@ -196,16 +197,16 @@ class _Tmp:
     uses it as scratch (then its element type must be the op's, and its
     valid region is clobbered)."""
 
-    def __init__(self, t: _TileOp, used: bool) -> None:
+    def __init__(self, t: TileOp, used: bool) -> None:
         self.slot = t.slot("tmp")
         self.used = used and self.slot is not None
 
     def checked(self, frame: Frame) -> list[TileRef]:
         """The tmp tile to check the element type of (none when unused)."""
-        return [_tile(frame[self.slot], "tmp")] if self.used else []
+        return [tile_operand(frame[self.slot], "tmp")] if self.used else []
 
 
-def _fault_at(t: _TileOp, message: str) -> Instr:
+def _fault_at(t: TileOp, message: str) -> Instr:
     location, text = t.location, f"'{t.name}' {message}"
 
     def run(frame: Frame) -> None:
@@ -223,14 +224,15 @@ _ROW_REDUCE = {
 }
 
 
+@impl(*_ROW_REDUCE)
 def _compile_row_reduction(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     reduce = _ROW_REDUCE[op.name]
     src, dst = t.slot("src"), t.slot("dst")
     tmp = _Tmp(t, used=c.interp.arch != "a5")
 
     def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         scratch = tmp.checked(frame)
         dtype = d.layout.dtype
         _same_dtypes(t, dtype, [s, *scratch])
@@ -254,8 +256,9 @@ def _compile_row_reduction(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
+@impl("pto.tcolsum", "pto.tcolmax")
 def _compile_col_reduction(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     src, dst = t.slot("src"), t.slot("dst")
     arch = c.interp.arch
     summing = op.name == "pto.tcolsum"
@@ -265,7 +268,7 @@ def _compile_col_reduction(c: Compiler, op: ir.Operation) -> Instr:
         return _fault_at(t, "with isBinary = true needs a tmp operand (the binary tree accumulates in it)")
 
     def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         scratch = tmp.checked(frame)
         dtype = d.layout.dtype
         _same_dtypes(t, dtype, [s, *scratch])
@@ -301,15 +304,16 @@ def _compile_col_reduction(c: Compiler, op: ir.Operation) -> Instr:
 # --- broadcasts ---------------------------------------------------------------------------------------
 
 
+@impl("pto.trowexpand", "pto.tcolexpand")
 def _compile_expand(c: Compiler, op: ir.Operation) -> Instr:
     """`trowexpand` (dst[r, c] = src[r, 0]) and `tcolexpand` (dst[r, c] =
     src[0, c]) on dst's valid region: src's column 0 or row 0 broadcast."""
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     src, dst = t.slot("src"), t.slot("dst")
     along_rows = op.name == "pto.trowexpand"
 
     def body(frame: Frame) -> tuple[int]:
-        s, d = _tile(frame[src], "src"), _tile(frame[dst], "dst")
+        s, d = tile_operand(frame[src], "src"), tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         _same_dtypes(t, dtype, [s])
         rows, cols = d.valid
@@ -345,14 +349,15 @@ def _per_row_columns(ref: TileRef, operand: str, rows: int) -> int:
     return vc
 
 
+@impl(*_ROW_EXPAND_BINARY)
 def _compile_row_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     elementwise = _ROW_EXPAND_BINARY[op.name]
     src0, src1, dst = t.slot("src0"), t.slot("src1"), t.slot("dst")
     tmp = _Tmp(t, used=c.interp.arch != "a5")
 
     def body(frame: Frame) -> tuple[int]:
-        a, b, d = _tile(frame[src0], "src0"), _tile(frame[src1], "src1"), _tile(frame[dst], "dst")
+        a, b, d = tile_operand(frame[src0], "src0"), tile_operand(frame[src1], "src1"), tile_operand(frame[dst], "dst")
         scratch = tmp.checked(frame)
         dtype = d.layout.dtype
         _same_dtypes(t, dtype, [a, b, *scratch])
@@ -390,13 +395,14 @@ def _compile_row_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
 _COL_EXPAND_BINARY = {"pto.tcolexpandadd": "pto.tadd", "pto.tcolexpandmul": "pto.tmul"}
 
 
+@impl(*_COL_EXPAND_BINARY)
 def _compile_col_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
-    t = _TileOp(c, op)
+    t = TileOp(c, op)
     elementwise = _COL_EXPAND_BINARY[op.name]
     src0, src1, dst = t.slot("src0"), t.slot("src1"), t.slot("dst")
 
     def body(frame: Frame) -> tuple[int]:
-        a, b, d = _tile(frame[src0], "src0"), _tile(frame[src1], "src1"), _tile(frame[dst], "dst")
+        a, b, d = tile_operand(frame[src0], "src0"), tile_operand(frame[src1], "src1"), tile_operand(frame[dst], "dst")
         dtype = d.layout.dtype
         _same_dtypes(t, dtype, [a, b])
         rows, cols = d.valid
@@ -417,13 +423,3 @@ def _compile_col_expand_binary(c: Compiler, op: ir.Operation) -> Instr:
     return t.compile(body)
 
 
-COMPILERS = {
-    **{name: _compile_row_reduction for name in _ROW_REDUCE},
-    "pto.tcolsum": _compile_col_reduction,
-    "pto.tcolmax": _compile_col_reduction,
-    "pto.trowexpand": _compile_expand,
-    **{name: _compile_row_expand_binary for name in _ROW_EXPAND_BINARY},
-    "pto.tcolexpand": _compile_expand,
-    **{name: _compile_col_expand_binary for name in _COL_EXPAND_BINARY},
-}
-"""The row and column ops, by generic name."""

@@ -362,10 +362,9 @@ def _helper(name: str, tile_text: str, t: TileT, out: _Global, op: str, value: s
 
 def _executed_ops() -> frozenset[str]:
     """The op names (generic) pto-run executes now."""
-    from ..interpreter import evaluator, pto_ops
+    from ..interpreter import SUPPORTED_OPS
 
-    without = pto_ops._compile_without_semantics
-    return frozenset(evaluator.SUPPORTED_OPS) | {n for n, f in evaluator.COMPILERS.items() if f is not without}
+    return SUPPORTED_OPS
 
 
 def _dim(dynamic: bool, size: int) -> str:

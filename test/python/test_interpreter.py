@@ -957,3 +957,30 @@ def test_compare_names_the_first_differing_element():
     mismatch = compare(a, b)
     assert mismatch.buffer == "%O" and mismatch.index == (2, 3) and mismatch.differing == 2
     assert "%O element [2, 3]" in mismatch.message()
+
+
+# --- the registry of compile functions -------------------------------------------------------
+
+
+def test_ops_are_registered_where_they_are_implemented():
+    from pto_dialect.dialect.ops import op_def
+    from pto_dialect.interpreter import SUPPORTED_OPS, registry
+
+    compilers = registry.compilers()
+    # every pto op pto-run executes is an op of the table, implemented in an op module
+    for name, fn in compilers.items():
+        if name.startswith("pto."):
+            assert op_def(name) is not None, name
+        assert fn.__module__.startswith("pto_dialect.interpreter.") and fn.__module__.endswith("_ops"), (name, fn.__module__)
+    assert SUPPORTED_OPS == frozenset(compilers) | {"func.return", "scf.yield"}
+    assert "pto.tload" in SUPPORTED_OPS and "pto.tpush_to_aiv" not in SUPPORTED_OPS
+
+
+def test_an_op_implemented_twice_is_refused():
+    from pto_dialect.interpreter.registry import impl
+
+    with pytest.raises(ValueError, match="'pto.tload' is implemented twice"):
+
+        @impl("pto.tload")
+        def _another_tload(c, op):
+            return None
