@@ -184,8 +184,18 @@ class AllocateMemoryAddr(ModulePass):
     degrade: bool = option(False, "when a space overflows, first take slots from iteration-local multi-tile buffers (pto-pipeline sets it)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
+        _Allocation(self).apply(run, module)
+
+
+class _Allocation:
+    """One run of the pass: its options (the frozen pass) and the work, function by function."""
+
+    def __init__(self, options: AllocateMemoryAddr) -> None:
+        self.options = options
+
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         try:
-            arch = resolve_arch(module, self.arch)
+            arch = resolve_arch(module, self.options.arch)
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
@@ -210,8 +220,8 @@ class AllocateMemoryAddr(ModulePass):
                     base[space] = max(base.get(space, 0), height)
         memories = [placed[n] for n in graph.names]  # reported in module order
         run.report.memory.extend(memories)
-        if self.report != "none":
-            sys.stderr.write(render(memories, self.report))
+        if self.options.report != "none":
+            sys.stderr.write(render(memories, self.options.report))
             sys.stderr.flush()
         if not ok:
             raise PassFailed()
@@ -225,9 +235,9 @@ class AllocateMemoryAddr(ModulePass):
         callers hold while it runs); rewrite it only when all fit. Returns,
         per function it calls, the bytes held while that call runs."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
-        pipe_aware = self.reuse and self.pipe_aware
+        pipe_aware = self.options.reuse and self.options.pipe_aware
         tmps = self._add_level3_tmps(run, func, arch)
-        if self.degrade:
+        if self.options.degrade:
             self._degrade(run, func, arch, base, tmps, graph, needs)
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
@@ -262,7 +272,7 @@ class AllocateMemoryAddr(ModulePass):
                         f"{tier.describe()} ({placement.footprint} bytes)",
                     )
             else:
-                memory.sharing[space] = Tier.ANY.value if self.reuse else "none"
+                memory.sharing[space] = Tier.ANY.value if self.options.reuse else "none"
             peak = live_peak(requests, spec.alignment)
             placements[space] = placement
             memory.peak[space] = placement.footprint
@@ -287,7 +297,7 @@ class AllocateMemoryAddr(ModulePass):
                 self._report_overflow(func, name, arch, space, placement, peak.bytes, at_peak, spec.capacity, below)
         addrs = {k: a for p in placements.values() for k, a in p.addrs.items() if k < held_below}
         reserved_at = {k - held_below - 1: a for p in placements.values() for k, a in p.addrs.items() if k > held_below}
-        if run.buffer_records or self.report != "none":  # a record per buffer only for whoever reads them
+        if run.buffer_records or self.options.report != "none":  # a record per buffer only for whoever reads them
             records = _Records(liveness)
             memory.buffers = [records.record(b, addrs[i]) for i, b in enumerate(buffers) if i in addrs]
         held = self._held_across_calls(name, liveness, buffers, addrs, base, graph) if ok else {}
@@ -362,15 +372,15 @@ class AllocateMemoryAddr(ModulePass):
         for j, r in enumerate(reserves):
             if r.space == space:  # a cross-core pipe's bytes: held for the whole function
                 requests.append(Request(len(buffers) + 1 + j, align_up(r.size, spec.alignment), 0, last, r.base, 0))
-        if self.reuse and self.pipe_aware and any(buffers[i].fixed is None for i in members):
+        if self.options.reuse and self.options.pipe_aware and any(buffers[i].fixed is None for i in members):
             placement, tier, first_need = self._place_pipe_aware(requests, spec.alignment, spec.capacity, facts)
             return requests, below, placement, tier, first_need
-        return requests, below, place(requests, spec.alignment, self.reuse), None, 0
+        return requests, below, place(requests, spec.alignment, self.options.reuse), None, 0
 
     def _footprint(self, func: ir.Operation, arch: str, base: dict[str, int], tmps=None) -> tuple:
         """A placement of `func` without changing it or saying anything:
         (liveness, buffers, per space its placement)."""
-        pipe_aware = self.reuse and self.pipe_aware
+        pipe_aware = self.options.reuse and self.options.pipe_aware
         liveness = function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
         reserves = reserved_buffers(func)
@@ -566,7 +576,7 @@ class AllocateMemoryAddr(ModulePass):
         ok = True
         for d in dynamic:
             clash = next(
-                (b for b in to_place if not self.reuse or (b.live.start <= d.live.end and d.live.start <= b.live.end)),
+                (b for b in to_place if not self.options.reuse or (b.live.start <= d.live.end and d.live.start <= b.live.end)),
                 None,
             )
             if clash is None:
@@ -599,7 +609,7 @@ class AllocateMemoryAddr(ModulePass):
     ) -> None:
         if live_bytes > capacity:
             why = "more than the space holds"
-        elif not self.reuse:
+        elif not self.options.reuse:
             why = "with reuse=false no two buffers share memory"
         else:
             why = "the rest is lost to fragmentation or fixed addresses"

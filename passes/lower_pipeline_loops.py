@@ -353,6 +353,16 @@ class LowerPipelineLoops(ModulePass):
     max_ops: int = option(0, f"replicate no loop that would grow the module past this many ops (0: the larger of {AUTO_MAX_OPS} and {AUTO_GROWTH}x its size)")
 
     def apply(self, run: PassRun, module: ir.Operation) -> None:
+        _Lowering(self).apply(run, module)
+
+
+class _Lowering:
+    """One run of the pass: its options (the frozen pass) and the work, loop by loop."""
+
+    def __init__(self, options: LowerPipelineLoops) -> None:
+        self.options = options
+
+    def apply(self, run: PassRun, module: ir.Operation) -> None:
         loops = pipeline_loops(module)
         if not loops:
             run.unchanged()  # the common case after convert-to-ptoas-multi-buffer: nothing to verify again
@@ -361,12 +371,12 @@ class LowerPipelineLoops(ModulePass):
         for loop in loops:
             by_depth.setdefault(_pipeline_depth(loop), []).append(loop)
         size = len(walk_ops(module))
-        limit = self.max_ops or max(AUTO_MAX_OPS, AUTO_GROWTH * size)
+        limit = self.options.max_ops or max(AUTO_MAX_OPS, AUTO_GROWTH * size)
         # Innermost first: an outer loop's copies then contain the already
         # lowered inner loops.
         lowered = stages_attr(1, module.context)
         try:
-            memory = LoopMemory(resolve_arch(module, self.arch))
+            memory = LoopMemory(resolve_arch(module, self.options.arch))
         except ArchError as e:
             diagnostics.emit_error(module.location, str(e))
             raise PassFailed() from None
@@ -451,14 +461,14 @@ class LowerPipelineLoops(ModulePass):
             )
             diagnostics.emit_remark(loop.location, text)
             for decision in reversed(run.report.loops):
-                if decision.location == location_text(loop.location) and decision.pass_name == self.name:
+                if decision.location == location_text(loop.location) and decision.pass_name == self.options.name:
                     decision.reasons.append(text)
                     decision.slots = depth
                     break
         return depth, local
 
     def decline(self, run: PassRun, loop: ir.Operation, reason: str) -> None:
-        run.report.loops.append(LoopDecision(self.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason]))
+        run.report.loops.append(LoopDecision(self.options.name, location_text(loop.location), pipeline_stages(loop), converted=False, reasons=[reason]))
         diagnostics.emit_remark(loop.location, reason)
 
     def replication_factor(self, loop: ir.Operation) -> int:
@@ -502,7 +512,7 @@ class LowerPipelineLoops(ModulePass):
                     f"shared by all copies ({reason}), but its valid shape is computed inside the loop"
                 )
             reasons.append(reason)
-        decision = LoopDecision(self.name, location_text(loop.location), factor, converted=True, slots=factor)
+        decision = LoopDecision(self.options.name, location_text(loop.location), factor, converted=True, slots=factor)
         run.report.loops.append(decision)
         for alloc, reason in zip(body_allocs, reasons):
             value = alloc.results[0]
