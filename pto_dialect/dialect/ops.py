@@ -674,17 +674,9 @@ OPS: tuple[OpDef, ...] = (
         write_region="gather",
         pipe=Pipe.V,
         summary="gather elements of a tile by an index tile (or compare against a scalar)",
-        level3_tmp=Level3Tmp(
-            ("a2a3",),
-            "index-form",
-            "like-indices",
-            elsewhere=(
-                "not a level3 rule: ptoas's verifier asks for it at every level on a2a3 ('index-form tgather expects "
-                "both indices and tmp'), and pto-materialize-implicit-tmp adds none; on a5 and in the mask form it "
-                "takes none, the compare form requires its own"
-            ),
-            source="tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp TGatherOp::verify",
-        ),
+        # no level3 fact: ptoas's verifier asks for the index form's tmp at
+        # every level ('index-form tgather expects both indices and tmp',
+        # TGatherOp::verify), so an input without it is refused when read
     ),
     OpDef(
         "ttrans",
@@ -739,18 +731,10 @@ OPS: tuple[OpDef, ...] = (
         writes=("dst",),
         pipe=Pipe.V,
         summary="dst = 1 / sqrt(src)",
-        level3_tmp=Level3Tmp(
-            ("a2a3", "a5"),
-            "high-precision",
-            "block",
-            elsewhere=(
-                "not a level3 rule: ptoas's verifier asks for it at every level ('expects tmp when precisionType is "
-                "high_precision'), and pto-materialize-implicit-tmp adds none; the a2a3 implementation fills one "
-                "32-byte block of it with 1.0 (pto-isa include/pto/npu/a2a3/TUnaryOp.hpp), a5 ignores it; the "
-                "default precision takes none"
-            ),
-            source="tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp TRsqrtOp::verify",
-        ),
+        # no level3 fact: ptoas's verifier asks for the high-precision form's
+        # tmp at every level ('expects tmp when precisionType is
+        # high_precision', TRsqrtOp::verify), so an input without it is
+        # refused when read
     ),
     _unary("trecip", "dst = 1 / src"),
     _unary("tneg", "dst = -src"),

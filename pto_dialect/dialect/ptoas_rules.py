@@ -172,10 +172,17 @@ def _vec_common(cx: RuleContext, op: ir.Operation, t: TileBufType, name: str) ->
     return True
 
 
+def _high_precision(op: ir.Operation) -> bool:
+    """Whether the op's `precisionType` is high_precision (trsqrt's
+    RsqrtPrecision, trowexpanddiv's DivPrecision)."""
+    return "precisionType" in op.attributes and "high_precision" in str(op.attributes["precisionType"])
+
+
 def float_unary(element_message: str = "expects element type to be f16 or f32", tmp_bytes: int = 0, distinct_on_a3: bool = False) -> Check:
     """TExpOp, TLogOp, TSqrtOp, TRsqrtOp, TRecipOp::verify:
     verifyVecTileUnaryOp, the same valid shape, f16/f32 only (a trsqrt tmp
-    of at least 32 bytes; trecip on a3 not in place)."""
+    of at least 32 bytes, required when precisionType is high_precision;
+    trecip on a3 not in place)."""
 
     def check(cx: RuleContext, op: ir.Operation) -> None:
         ops = cx.operands(op)
@@ -194,6 +201,8 @@ def float_unary(element_message: str = "expects element type to be f16 or f32", 
         if src.dtype not in ("f16", "f32"):
             return cx.fail(op, element_message)
         tmp = ops.get("tmp")
+        if tmp_bytes and tmp is None and _high_precision(op):
+            return cx.fail(op, "expects tmp when precisionType is high_precision")
         if tmp_bytes and isinstance(tmp, TileBufType):
             if not _vec_common(cx, op, tmp, "tmp"):
                 return
@@ -379,6 +388,8 @@ def row_expand_binary(name: str, div: bool = False, shapes: bool = False) -> Che
                 return cx.fail(
                     op, "expects A5 trowexpanddiv element type to be i8/i16/i32/f16/f32" if cx.arch == "a5" else "expects element type to be f16 or f32"
                 )
+            if tmp is None and _high_precision(op):
+                return cx.fail(op, "expects tmp when precisionType is high_precision")
         else:
             if shapes and not _same_valid(src0, dst):
                 return cx.fail(op, "expects src0 and dst to have the same valid_shape")

@@ -12,6 +12,7 @@ never-written byte (pto-run warns at every such read).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -99,9 +100,13 @@ def _cases():
         )
     cases.append(("tconcat", "pto.tconcat ins(%a, %b : {A}, {B}) outs(%d : {D})", {"a": tile("16x8"), "b": tile("16x8"), "d": tile("16x16")}))
     cases.append(
-        ("tgather", "pto.tgather ins(%a, %b : {A}, {B}) outs(%d : {D})", {"a": tile("16x16", "8x16"), "b": tile("8x16", None, "i32"), "d": tile("8x16")})
+        (
+            "tgather",
+            "pto.tgather ins(%a, %b, %t : {A}, {B}, {T}) outs(%d : {D})",
+            {"a": tile("16x16", "8x16"), "b": tile("8x16", None, "i32"), "t": tile("8x16", None, "i32"), "d": tile("8x16")},
+        )
     )
-    for axis in ("", ', "col"'):
+    for axis in (', "row"', ', "col"'):  # ptoas: the mask form names its axis
         cases.append(
             (
                 "tgather",
@@ -133,10 +138,32 @@ def _tile_type(text: str) -> TileBufType:
     return parse_ptoas_type(text)[0]
 
 
+_STATIC_VALID = re.compile(r"valid=(\d+)x(\d+)")
+
+
+def _dynamic(text: str) -> tuple[str, tuple[int, int] | None]:
+    """The type with its valid shape spelled `?x?` (the alloc gives it as
+    constants), and that shape. ptoas's verifier asks the element-wise ops
+    for equal static valid shapes; a dynamic one (known to the analyses as
+    the alloc's constants) is how a kernel gives them unequal ones."""
+    m = _STATIC_VALID.search(text)
+    if m is None:
+        return text, None
+    return text[: m.start()] + "valid=?x?" + text[m.end() :], (int(m.group(1)), int(m.group(2)))
+
+
 def _kernel(name: str, op_text: str, types: dict[str, str], fills: list[str]) -> str:
-    fields = {k.upper(): v for k, v in types.items()}
+    dynamic = {k: _dynamic(v) for k, v in types.items()}
+    fields = {k.upper(): v for k, (v, _) in dynamic.items()}
     body = op_text.format(op=name, **fields)
-    allocs = [f"%{k} = pto.alloc_tile addr = %addr_{k} : {v}" for k, v in types.items()]
+    allocs = []
+    for k, (v, valid) in dynamic.items():
+        if valid is None:
+            allocs.append(f"%{k} = pto.alloc_tile addr = %addr_{k} : {v}")
+        else:
+            allocs.append(f"%vr_{k} = arith.constant {valid[0]} : index")
+            allocs.append(f"%vc_{k} = arith.constant {valid[1]} : index")
+            allocs.append(f"%{k} = pto.alloc_tile addr = %addr_{k} valid_row = %vr_{k} valid_col = %vc_{k} : {v}")
     addrs = [f"%addr_{k} = arith.constant {_ADDRESS[k]} : i64" for k in types]
     lines = [
         "func.func @k(%g16: !pto.ptr<f16>, %g32: !pto.ptr<f32>, %s: f32, %si: i32) {",
@@ -156,29 +183,44 @@ def _kernel(name: str, op_text: str, types: dict[str, str], fills: list[str]) ->
     return "\n".join(lines)
 
 
-def _fill(name: str, ty: TileBufType, rows: int, cols: int, n: int) -> list[str]:
+def _fill(name: str, ty: TileBufType, rows: int, cols: int, n: int, addr: str | None = None) -> list[str]:
     """Lines that write elements [0, rows) x [0, cols) of the tile at operand
-    `name`'s address (through an alias of that valid shape) and nothing else."""
+    `name`'s address (or at `addr`, an i64 value) through an alias of that
+    valid shape, and nothing else."""
     if rows <= 0 or cols <= 0:
         return []
+    addr = addr or f"%addr_{name}"
     alias = ty.with_valid(rows, cols)
+    if ty.loc == "acc":  # only a matmul writes acc (ptoas loads and moves into it nothing): rows x 16 times 16 x cols
+        left = TileBufType("left", ty.rows, 16, "f16", rows, 16)
+        right = TileBufType("right", 16, ty.cols, "f16", 16, cols)
+        return [
+            f"%fla{n} = arith.constant {32768 + 4096 * n} : i64",
+            *_fill("", left, rows, 16, 100 + n, f"%fla{n}"),
+            f"%fra{n} = arith.constant {32768 + 4096 * n} : i64",
+            *_fill("", right, 16, cols, 200 + n, f"%fra{n}"),
+            f"%fl{n} = pto.alloc_tile addr = %fla{n} : {left.ptoas()}",
+            f"%fr{n} = pto.alloc_tile addr = %fra{n} : {right.ptoas()}",
+            f"%f{n} = pto.alloc_tile addr = {addr} : {alias.ptoas()}",
+            f"pto.tmatmul ins(%fl{n}, %fr{n} : {left.ptoas()}, {right.ptoas()}) outs(%f{n} : {alias.ptoas()})",
+        ]
     if ty.loc in ("left", "right"):  # no vector fill there: load a mat tile and move it
         mat = TileBufType("mat", ty.rows, ty.cols, ty.dtype, rows, cols)
         return [
-            f"%fa{n} = arith.constant {40960 + 8192 * n} : i64",
+            f"%fa{n} = arith.constant {40960 + 8192 * (n % 8)} : i64",
             f"%fm{n} = pto.alloc_tile addr = %fa{n} : {mat.ptoas()}",
             *_load(f"%fm{n}", mat, rows, cols, n),
-            f"%f{n} = pto.alloc_tile addr = %addr_{name} : {alias.ptoas()}",
+            f"%f{n} = pto.alloc_tile addr = {addr} : {alias.ptoas()}",
             f"pto.tmov ins(%fm{n} : {mat.ptoas()}) outs(%f{n} : {alias.ptoas()})",
         ]
-    if ty.loc == "vec" and ty.dtype in SCALARS:
+    if ty.loc == "vec" and ty.dtype in SCALARS and ty.blayout == "row_major":  # ptoas: texpands fills row-major vec tiles on a2a3
         scalar = f"%fs{n}"
         return [
             f"{scalar} = arith.constant {SCALARS[ty.dtype]} : {ty.dtype}",
-            f"%f{n} = pto.alloc_tile addr = %addr_{name} : {alias.ptoas()}",
+            f"%f{n} = pto.alloc_tile addr = {addr} : {alias.ptoas()}",
             f"pto.texpands ins({scalar} : {ty.dtype}) outs(%f{n} : {alias.ptoas()})",
         ]
-    return [f"%f{n} = pto.alloc_tile addr = %addr_{name} : {alias.ptoas()}", *_load(f"%f{n}", alias, rows, cols, n)]
+    return [f"%f{n} = pto.alloc_tile addr = {addr} : {alias.ptoas()}", *_load(f"%f{n}", alias, rows, cols, n)]
 
 
 def _load(value: str, ty: TileBufType, rows: int, cols: int, n: int) -> list[str]:
