@@ -120,7 +120,9 @@ class _MoveOp(_TileOp):
             super().record(frame, elements, macs)
             return
         writes = tuple(written) + _accesses(frame, self.other_writes)
-        self.interp.trace.append(TraceEvent(self.name, self.pipe, self.where, _accesses(frame, self.reads), writes, elements, macs))
+        self.interp.trace.append(
+            TraceEvent(self.name, self.pipe, self.where, _accesses(frame, self.reads), writes, elements, macs, self.shape(frame))
+        )
 
 
 def _at(ref: TileRef, r0: int, c0: int) -> TileRef:
