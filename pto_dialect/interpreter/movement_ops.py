@@ -121,7 +121,7 @@ class _MoveOp(TileOp):
             super().record(frame, elements, macs)
             return
         writes = tuple(written) + buffer_accesses(frame, self.other_writes)
-        self.interp.trace.append(TraceEvent(self.name, self.pipe, self.where, buffer_accesses(frame, self.reads), writes, elements, macs))
+        self.interp.trace.append(TraceEvent(self.name, self.pipe, self.where, buffer_accesses(frame, self.reads), writes, elements, macs, self.shape(frame)))
 
 
 def _at(ref: TileRef, r0: int, c0: int) -> TileRef:

@@ -19,7 +19,7 @@ from ..support.diagnostics import location_text
 from .compiler import Compiler, Frame, Instr, guard_at
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, TileRef, ViewRef
-from .trace import TraceEvent
+from .trace import OpShape, TraceEvent, op_shape
 
 
 def ptoas_name(name: str) -> str:
@@ -145,8 +145,24 @@ class TileOp:
         """Append the trace event of this execution: what the op reads and
         writes is the catalogue's, so the trace and the passes agree."""
         self.interp.trace.append(
-            TraceEvent(self.name, self.pipe, self.where, buffer_accesses(frame, self.reads), buffer_accesses(frame, self.writes), elements, macs)
+            TraceEvent(
+                self.name,
+                self.pipe,
+                self.where,
+                buffer_accesses(frame, self.reads),
+                buffer_accesses(frame, self.writes),
+                elements,
+                macs,
+                self.shape(frame),
+            )
         )
+
+    def shape(self, frame: Frame) -> OpShape | None:
+        """What the cost formulas read of this execution (trace.op_shape)."""
+        lhs = rhs = None
+        if self.name.startswith("pto.tmatmul"):
+            lhs, rhs = self.tile(frame, "lhs"), self.tile(frame, "rhs")
+        return op_shape(self.name, [_shaped(frame[s]) for s in self.reads], [_shaped(frame[s]) for s in self.writes], lhs, rhs)
 
     def compile(self, body: Callable[[Frame], tuple[int, ...]]) -> Instr:
         """The op's closure: `body` does the work and returns what the trace
@@ -179,6 +195,11 @@ class TileOp:
             raise InterpreterError(location, message)
 
         return run
+
+
+def _shaped(value):
+    """A tile or view operand as trace.op_shape reads it; None for a scalar."""
+    return value if isinstance(value, (TileRef, ViewRef)) else None
 
 
 def buffer_accesses(frame: Frame, slots: tuple[int, ...]) -> tuple:

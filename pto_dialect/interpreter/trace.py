@@ -52,6 +52,71 @@ class Access:
 
 
 @dataclass(frozen=True)
+class OpShape:
+    """What an op's duration depends on besides its bytes (timing/costs.py):
+    the element type and valid shape of its main tile (the largest valid
+    region among its tile operands; the lhs of a matmul), how many elements
+    a storage row of that tile holds (`row_elems`; equal to `cols` when its
+    rows are contiguous), and the spaces it moves between. `k` is a
+    matmul's inner dimension (rows x cols are then M x N); `blocks` the 2-D
+    transfers a tload or tstore takes (the product of its partition's outer
+    dimensions)."""
+
+    dtype: str
+    itemsize: int
+    rows: int
+    cols: int
+    row_elems: int
+    src: str = ""  # space of the first tile read ("vec", "mat", ...), "gm" for a view
+    dst: str = ""  # space of the first tile written
+    k: int = 0
+    blocks: int = 1
+    src_dtype: str = ""  # element type of the first tile read (tcvt's source)
+
+
+def op_shape(name: str, reads: list, writes: list, lhs=None, rhs=None) -> OpShape | None:
+    """The OpShape of one execution of `name`. `reads` and `writes` are its
+    operands in catalogue order: tiles (anything with `.layout` (a
+    TileLayout) and `.valid`), views (anything with a `.shape` tuple and no
+    layout), or None (a scalar). `lhs` and `rhs` are a matmul's operands.
+    Shared by the interpreter's trace and the static schedule, so both
+    price an op alike."""
+    tiles = [t for t in (*writes, *reads) if t is not None and hasattr(t, "layout")]
+    views = [v for v in (*reads, *writes) if v is not None and not hasattr(v, "layout") and hasattr(v, "shape")]
+
+    def space(ts: list) -> str:
+        for t in ts:
+            if t is None:
+                continue
+            if hasattr(t, "layout"):
+                return t.layout.tile.loc
+            if hasattr(t, "shape"):
+                return "gm"
+        return ""
+
+    src, dst = space(list(reads)), space(list(writes))
+    first_read = next((t for t in reads if t is not None and hasattr(t, "layout")), None)
+    src_dtype = first_read.layout.dtype if first_read is not None else ""
+    if lhs is not None and rhs is not None:
+        m, k = lhs.valid
+        n = rhs.valid[1]
+        return OpShape(lhs.layout.dtype, lhs.layout.itemsize, m, n, rhs.layout.shape[1], src, dst, k=k)
+    if not tiles:
+        return None
+    main = max(tiles, key=lambda t: t.valid[0] * t.valid[1] * t.layout.itemsize)
+    blocks = 1
+    for v in views:
+        outer = 1
+        for d in v.shape[:-2]:
+            outer *= d if isinstance(d, int) else 1
+        blocks = max(blocks, outer)
+    rows, cols = main.valid
+    dst_tile = next((t for t in writes if t is not None and hasattr(t, "layout")), main)
+    dtype = dst_tile.layout.dtype  # the result's element type (a tcvt's target)
+    return OpShape(dtype, main.layout.itemsize, rows, cols, main.layout.shape[1], src, dst, blocks=blocks, src_dtype=src_dtype)
+
+
+@dataclass(frozen=True)
 class TraceEvent:
     """One executed pto op (allocation and slot selection are not events:
     they move no data)."""
@@ -63,6 +128,7 @@ class TraceEvent:
     writes: tuple[Access, ...]
     elements: int  # elements written
     macs: int = 0  # multiply-accumulates (matmul)
+    shape: OpShape | None = None  # what the cost formulas read (None: priced on bytes alone)
 
 
 def block_accesses(

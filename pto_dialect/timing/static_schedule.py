@@ -75,7 +75,7 @@ from ..dialect.types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, Vie
 from ..interpreter import scalars
 from ..interpreter.errors import OpFault
 from ..interpreter.memory import TileLayout, reshaped_valid, row_major_strides, tile_layout
-from ..interpreter.trace import Access, TraceEvent, block_accesses
+from ..interpreter.trace import Access, TraceEvent, block_accesses, op_shape
 from ..support.diagnostics import location_text
 from .costs import CostTable, cost_table
 from .schedule import PIPE_NAMES, Schedule, ScheduledOp, schedule
@@ -891,6 +891,7 @@ def _pipe_op(ev: _Evaluator, op: ir.Operation, spec) -> None:
     writes = _accesses_of(ev, op, layout.writes, tile)
     macs = 0
     elements = dst.valid[0] * dst.valid[1] if dst is not None else 0
+    lhs = rhs = None
     if name in ("pto.tmatmul", "pto.tmatmul_acc"):
         lhs, rhs = _tile_operand(ev, op, "lhs"), _tile_operand(ev, op, "rhs")
         rows, inner = lhs.valid
@@ -909,7 +910,17 @@ def _pipe_op(ev: _Evaluator, op: ir.Operation, spec) -> None:
                 written = dst.accesses(dst.valid[0], a.valid[1] + b.valid[1])
         if written is not None:
             writes = tuple(written) + _accesses_of(ev, op, other, tile)
-    ev.events.append((ev.iteration, TraceEvent(_ptoas_name(name), spec.pipe.value, ev.location(op), reads, writes, elements, macs)))
+    shape = op_shape(name, _shaped(ev, op, layout.reads), _shaped(ev, op, layout.writes), lhs, rhs)
+    ev.events.append((ev.iteration, TraceEvent(_ptoas_name(name), spec.pipe.value, ev.location(op), reads, writes, elements, macs, shape)))
+
+
+def _shaped(ev: _Evaluator, op: ir.Operation, positions: Iterable[int]) -> list:
+    """The operands at `positions` as trace.op_shape reads them."""
+    out = []
+    for i in positions:
+        x = ev.value(op.operands[i])
+        out.append(x if isinstance(x, (_Tile, _View)) else None)
+    return out
 
 
 # --- the loop's schedule ------------------------------------------------------------------------
@@ -1069,7 +1080,9 @@ class SlotTimer:
         out = []
         for k, e in events:
             if any(a.buffer in shifts for a in (*e.reads, *e.writes)):
-                e = TraceEvent(e.op, e.pipe, e.location, _shifted(e.reads, shifts, k), _shifted(e.writes, shifts, k), e.elements, e.macs)
+                e = TraceEvent(
+                    e.op, e.pipe, e.location, _shifted(e.reads, shifts, k), _shifted(e.writes, shifts, k), e.elements, e.macs, e.shape
+                )
             out.append((k, e))
         return out
 

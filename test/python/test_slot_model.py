@@ -79,24 +79,28 @@ def test_every_count_is_a_remark_and_in_the_report_with_its_numbers():
     _, _, report, _, remarks = run("balanced.pto", 2, "convert-to-ptoas-multi-buffer{slots=model}")
     (loop,) = report.loops
     assert loop.converted and loop.slots == 2
-    assert [t.slots for t in loop.tiles] == [2, 1, 1, 1]
+    # the load's and the store's tiles get two slots (MTE2 and MTE3 overlap V), the V-only ones one
+    assert [t.slots for t in loop.tiles] == [2, 1, 1, 2]
     assert loop.model is not None and loop.model.timed
-    assert (loop.model.cycles_single, loop.model.cycles_chosen, loop.model.cycles_uniform) == (200, 128, 128)
+    assert (loop.model.cycles_single, loop.model.cycles_chosen, loop.model.cycles_uniform) == (324, 297, 297)
     assert loop.model.uniform_slots == 2
-    assert "slots=model: 2 slots: with 1 the loop would take 200 cycles per iteration instead of 128" in remarks
+    assert "slots=model: 2 slots: with 1 the loop would take 321 cycles per iteration instead of 297" in remarks
     assert "slots=model: 1 slot: it is only touched by V, so a second slot would overlap nothing" in remarks
     summary = next(r for r in remarks if r.startswith("pipeline loop converted by slots=model"))
-    assert "200 -> 128 cycles per iteration modelled" in summary and "(slots=uniform) would give 128" in summary
-    assert report.to_dict()["loops"][0]["model"]["cycles_chosen"] == 128
+    assert "324 -> 297 cycles per iteration modelled" in summary and "(slots=uniform) would give 297" in summary
+    assert report.to_dict()["loops"][0]["model"]["cycles_chosen"] == 297
 
 
 def test_a_loop_no_tile_gains_from_keeps_its_tiles_and_is_not_replicated():
-    _, peak, report, _, remarks = run("row_softmax.pto", 2, pipeline("model"))
+    # online_softmax: under the measured costs its loop is bound by the V pipe, whose
+    # tiles a second slot overlaps with nothing (row_softmax was such a loop under the
+    # old round figures; its 265-cycle loads now gain from two slots)
+    _, peak, report, _, remarks = run("online_softmax.pto", 2, pipeline("model"))
     converted = next(d for d in report.loops if d.pass_name == "convert-to-ptoas-multi-buffer")
     assert not converted.converted and converted.slots == 1
     assert not any(d.converted for d in report.loops if d.pass_name == "pto-lower-pipeline-loops")
     assert any("slots=model gives no tile a second slot" in r and "pto.pipeline_stages is set to 1" in r for r in remarks)
-    assert peak == run("row_softmax.pto", 1, pipeline("uniform"))[1]  # as little as the unbuffered kernel
+    assert peak == run("online_softmax.pto", 1, pipeline("uniform"))[1]  # as little as the unbuffered kernel
 
 
 def test_model_is_idempotent():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pto_dialect.dialect.effects import CATALOGUE
 from pto_dialect.dialect.ops import ptoas_op_def
-from pto_dialect.interpreter.trace import Access, TraceEvent, block_accesses
+from pto_dialect.interpreter.trace import Access, OpShape, TraceEvent, block_accesses
 from pto_dialect.timing import COST_TABLES, CostTable, PipeCost, cost_table, format_cycles, format_gain, schedule
 from pto_dialect.timing.costs import MACS
 from pto_dialect.timing.dependences import ByteTimes, DependenceTracker, byte_runs
@@ -205,42 +205,60 @@ def test_an_empty_trace_has_no_cycles_and_no_efficiency():
 # --- the cost table ----------------------------------------------------------------------
 
 
-def test_default_table_durations_follow_the_documented_formula():
+def shaped(op: str, dtype: str, size: int, rows: int, cols: int, row_elems: int | None = None, src="vec", dst="vec", **kw):
+    """A trace event of `op` with an OpShape, as the interpreter records it."""
+    s = OpShape(dtype, size, rows, cols, row_elems or cols, src, dst, **kw)
+    return TraceEvent(op, CATALOGUE[ptoas_op_def(op).generic_name].pipe.value, "t.pto:1:1", (), (), rows * cols, 0, s)
+
+
+def test_default_table_durations_follow_the_documented_formulas():
     assert cost_table("a3") is cost_table("a2a3") is cost_table("A2")
+    a3, a5 = cost_table("a2a3"), cost_table("a5")
+    # vector: fixed + per_repeat * repeats (+ per_row * rows); a repeat is 256 bytes of a row
+    f = a3.formula("pto.tadd", shaped("pto.tadd", "f32", 4, 64, 64).shape)
+    assert a3.duration(shaped("pto.tadd", "f32", 4, 64, 64)) == round(f.fixed + 64 * f.per_repeat + 64 * f.per_row)
+    # a 128-byte row is a repeat of its own on a2a3; a5 runs a contiguous tile as one 1-D run
+    assert a3.duration(shaped("pto.tadd", "i16", 2, 64, 64)) == a3.duration(shaped("pto.tadd", "i32", 4, 64, 64))
+    g = a5.formula("pto.tadd", shaped("pto.tadd", "f32", 4, 1, 1).shape)
+    assert a5.duration(shaped("pto.tadd", "i16", 2, 64, 64)) == round(g.fixed + 32 * g.per_repeat)
+    assert a5.duration(shaped("pto.tadd", "f32", 4, 2, 128, 160)) == round(g.fixed + 4 * g.per_repeat + 2 * g.per_row)
+    # the divider works on f32 lanes: an f16 tdiv takes as long as an f32 one
+    assert a3.duration(shaped("pto.tdiv", "f16", 2, 64, 64)) == a3.duration(shaped("pto.tdiv", "f32", 4, 64, 64))
+    assert a5.duration(shaped("pto.texp", "f16", 2, 2, 128, 160)) > a5.duration(shaped("pto.tadd", "f16", 2, 2, 128, 160))
+    # integer tdivs on a2a3 returns at once (measured 4 cycles)
+    assert a3.duration(shaped("pto.tdivs", "i32", 4, 31, 128)) == 4
+    # the cube: 6 + ceil(M/16) * ceil(K/k0) * ceil(N/16) fractals, two cycles each in f32
+    assert a3.duration(shaped("pto.tmatmul", "f16", 2, 40, 60, src="left", dst="acc", k=50)) == 6 + 3 * 4 * 4
+    assert a3.duration(shaped("pto.tmatmul", "f32", 4, 120, 50, src="left", dst="acc", k=110)) == 6 + 2 * 8 * 14 * 4
+    # a load: 265 cycles per DMA command and 128 bytes a cycle
+    assert a3.duration(shaped("pto.tload", "f32", 4, 128, 128, src="gm")) == round(265 + 65536 / 128)
+    assert a3.duration(shaped("pto.tload", "f32", 4, 256, 64, src="gm", blocks=8)) == round(8 * (265 + 8192 / 128))
+    # a store is faster than a load by arch_config's UB_TO_GM / GM_TO_UB
+    store = shaped("pto.tstore", "f32", 4, 128, 128, src="vec", dst="gm")
+    assert a3.duration(store) == round(265 + 65536 / (128 * 188.46 / 100.9))
+
+
+def test_an_event_without_a_shape_is_priced_on_bytes_by_its_pipe():
     a3 = cost_table("a2a3")
-    t = 1024  # a 16x16 f32 tile
+    t = 1024
     load = event("pto.tload", [Access("%A", 0, 64, rows=16, pitch=64)], [tile("vec", 0, t)])
-    assert a3.duration(load) == 64 + t // 64
-    assert a3.duration(event("pto.tstore", [tile("vec", 0, t)], [Access("%B", 0, t)])) == 32 + t // 64
-    assert a3.duration(event("pto.tadds", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + t // 256
-    assert a3.duration(event("pto.texp", [tile("vec", 0, t)], [tile("vec", t, t)])) == 8 + 4 * t // 256
-    assert a3.duration(event("pto.tmov", [tile("mat", 0, t)], [tile("left", 0, t)])) == 16 + t // 128
-    mm = event("pto.tmatmul.acc", [tile("left", 0, 512), tile("right", 0, 512), tile("acc", 0, 1024)], [tile("acc", 0, 1024)], macs=16 * 16 * 16)
-    assert a3.duration(mm) == 16 + 1
-    # a partial unit of work still costs a whole cycle
-    assert a3.duration(event("pto.tadds", [tile("vec", 0, 32)], [tile("vec", 32, 32)])) == 8 + 1
-
-
-def test_default_table_prices_the_multi_pass_vector_ops_and_extracts():
-    a3 = cost_table("a2a3")
-    t = 4096  # a 16x64 f32 tile: 16 repeats of 256 bytes
-    col = 64  # its 16x1 row statistic
-
-    def v(op, reads, writes):
-        return a3.duration(event(op, reads, writes)) - 8  # without the issue cycles
-
-    assert v("pto.tadd", [tile("vec", 0, t), tile("vec", t, t)], [tile("vec", 2 * t, t)]) == 16
-    # transcendentals, divisions and roots take more passes per repeat
-    for op, passes in [("pto.texp", 4), ("pto.tlog", 4), ("pto.trsqrt", 4), ("pto.tdiv", 2), ("pto.trecip", 2), ("pto.tsqrt", 2)]:
-        assert v(op, [tile("vec", 0, t)], [tile("vec", t, t)]) == 16 * passes, op
-    # a row reduction is priced on its source (not its 64-byte result), two passes
-    assert v("pto.trowsum", [tile("vec", 0, t)], [tile("vec", t, t), tile("vec", 2 * t, col)]) == 32
-    # a row broadcast: one pass of the full-size operand; the divide pays the divider
-    assert v("pto.trowexpandsub", [tile("vec", 0, t), tile("vec", t, col)], [tile("vec", 2 * t, t)]) == 16
-    assert v("pto.trowexpanddiv", [tile("vec", 0, t), tile("vec", t, col)], [tile("vec", 2 * t, t)]) == 32
-    # textract moves the window it writes, not the larger tile it reads from
+    assert a3.duration(load) == a3.pipes["MTE2"].fixed + -(-t // a3.pipes["MTE2"].rate)
     extract = event("pto.textract", [tile("mat", 0, 16384)], [tile("left", 0, 8192)])
-    assert a3.duration(extract) == 16 + 8192 // 128
+    assert a3.duration(extract) == a3.pipes["MTE1"].fixed + -(-8192 // a3.pipes["MTE1"].rate)  # the window it writes
+    mm = event("pto.tmatmul.acc", [tile("left", 0, 512)], [tile("acc", 0, 1024)], macs=16 * 16 * 16)
+    assert a3.duration(mm) == a3.pipes["M"].fixed + 1
+
+
+def test_ops_without_measured_points_are_priced_like_their_kind():
+    from pto_dialect.timing.costs import _LIKE
+
+    for arch in ("a2a3", "a5"):
+        table = cost_table(arch)
+        for op in _LIKE:
+            if ptoas_op_def(op) is None:  # pto-isa ops our dialect lacks
+                continue
+            ev = shaped(op, "f32", 4, 16, 64)
+            assert table.formula(op, ev.shape) is not None, (arch, op)
 
 
 def test_every_arch_has_a_cost_for_every_pipe():

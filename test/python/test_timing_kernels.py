@@ -68,6 +68,14 @@ func.func @k(%A: !pto.ptr<f32>) {{
 """
 
 
+
+def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "vec") -> int:
+    """The a2a3 table's duration of `op` on an f32 rows x cols tile (timing/costs.py's formulas)."""
+    from pto_dialect.interpreter.trace import OpShape, TraceEvent
+
+    shape = OpShape("f32", 4, rows, cols, cols, src, dst)
+    return cost_table("a2a3").duration(TraceEvent(op, "V", "", (), (), rows * cols, 0, shape))
+
 def timed(text: str, pipeline: str | None = None, costs: CostTable | None = None, func: str = "k"):
     """The schedule of @func after `pipeline`."""
     with ir.Context() as ctx:
@@ -116,9 +124,11 @@ def test_replication_overlaps_like_two_slots():
 
 
 def test_default_table_on_the_four_iteration_loop():
-    # a3: load 64 + 1024/64 = 80, scale 8 + 1024/256 = 12.
-    assert timed(loop_kernel(stages=1)).cycles == 4 * (80 + 12)
-    assert timed(loop_kernel(), "convert-to-ptoas-multi-buffer").cycles == 4 * 80 + 12
+    # a3: a 16x16 f32 load (265 + 1024/128 = 273) and its scale, in turn; two slots overlap them
+    load, scale = _d("pto.tload", 16, 16, src="gm"), _d("pto.tmuls", 16, 16)
+    assert load == 273
+    assert timed(loop_kernel(stages=1)).cycles == 4 * (load + scale)
+    assert timed(loop_kernel(), "convert-to-ptoas-multi-buffer").cycles == 4 * load + scale
 
 
 # --- the slot bug the model must expose ------------------------------------------------------
