@@ -41,6 +41,7 @@ import numpy as np
 
 from ..dialect.targets import space_spec
 from ..dialect.types import ROW_PLUS_ONE, MultiTileBufType, TileBufType
+from .denotations import slot_offset
 from .elements import STORAGE_DTYPES
 from .errors import OpFault
 from .trace import Access, block_accesses
@@ -270,7 +271,7 @@ class MultiTileRef:
     def slot(self, k: int) -> TileRef:
         if not 0 <= k < self.count:
             raise OpFault(f"slot {k} is out of range [0, {self.count})")
-        return TileRef(self.storage, self.base + k * self.stride, self.slot_layout, self.valid, k)
+        return TileRef(self.storage, slot_offset(self.base, self.stride, k), self.slot_layout, self.valid, k)
 
     def __repr__(self) -> str:
         return f"<multi_tile {self.count} x {self.slot_layout.tile} at {self.storage.label}+{self.base}>"

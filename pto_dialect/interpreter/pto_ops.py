@@ -39,6 +39,7 @@ from ..dialect.effects import CATALOGUE
 from ..dialect.types import DYNAMIC, ViewType, multi_tile_type, pto_type, tile_type
 from . import conversions, tile_ops
 from .compiler import Compiler, Frame, Instr, guard_at
+from .denotations import alloc_valid, partition_offset, subview_valid, window_offset
 from .elements import to_compute, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, MultiTileRef, TileRef, ViewRef, check_valid, reshaped_valid, tile_layout, view_reach
@@ -67,12 +68,10 @@ def _valid_source(c: Compiler, op: ir.Operation, tile, row: ir.Value | None, col
         raise InterpreterError(op.location, f"'{ptoas_name(op.name)}' of {tile.ptoas()} has no valid_row/valid_col operands for its '?' valid shape")
     r_slot = c.use(row, op) if dyn_row else None
     c_slot = c.use(col, op) if dyn_col else None
-    static_row, static_col = tile.valid
 
     def valid(frame: Frame) -> tuple[int, int]:
-        rows = frame[r_slot] if r_slot is not None else static_row
-        cols = frame[c_slot] if c_slot is not None else static_col
-        return check_valid(tile, rows, cols)
+        given = (frame[r_slot] if r_slot is not None else None, frame[c_slot] if c_slot is not None else None)
+        return check_valid(tile, *alloc_valid(tile.valid, given))
 
     return valid
 
@@ -126,9 +125,8 @@ def _compile_multi_tile_get(c: Compiler, op: ir.Operation) -> Instr:
 @impl("pto.subview")
 def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
     """A window of the source tile at `offsets`, `sizes` elements large:
-    the same bytes, with the source's strides. Its valid shape: the `valid`
-    operands, else the result type's, else (a `?` type without operands)
-    the part of the source's valid region the window covers."""
+    the same bytes, with the source's strides; its valid shape as
+    denotations.subview_valid says."""
     layout = CATALOGUE[op.name].layout(op)
     slots = c.uses(op)
     source = slots[layout.index("source")]
@@ -153,17 +151,10 @@ def _compile_subview(c: Compiler, op: ir.Operation) -> Instr:
         r0, c0 = origin
         if r0 < 0 or c0 < 0 or r0 + sizes[0] > rows or c0 + sizes[1] > cols:
             raise OpFault(f"window [{r0}:{r0 + sizes[0]}, {c0}:{c0 + sizes[1]}] is out of bounds of the source tile ({rows}x{cols})")
-        region = []
-        for i in range(2):
-            if valid_slots[i] is not None:
-                region.append(frame[valid_slots[i]])
-            elif result_type.valid[i] != DYNAMIC:
-                region.append(result_type.valid[i])
-            else:
-                region.append(max(0, min(sizes[i], src.valid[i] - origin[i])))
-        valid = check_valid(result_type, *region)
-        rs, cs = src.strides
-        frame[result] = TileRef(src.storage, src.offset + r0 * rs + c0 * cs, tile_layout(result_type), valid, src.slot, src.strides)
+        given = [frame[v] if v is not None else None for v in valid_slots]
+        valid = check_valid(result_type, *subview_valid(sizes, result_type.valid, given, src.valid, origin))
+        offset = window_offset(src.offset, src.strides, origin)
+        frame[result] = TileRef(src.storage, offset, tile_layout(result_type), valid, src.slot, src.strides)
 
     return guard_at(op.location, name, run)
 
@@ -262,7 +253,7 @@ def _compile_partition_view(c: Compiler, op: ir.Operation) -> Instr:
             block = ", ".join(f"{o}:{o + n}" for o, n in zip(offsets, sizes))
             raise OpFault(f"partition [{block}] is out of bounds of {src.buffer.name}'s {src.kind} ({shape_text(src.shape)})")
         check(sizes)
-        offset = src.offset + sum(o * s for o, s in zip(offsets, src.strides))
+        offset = partition_offset(src.offset, offsets, src.strides)
         frame[result] = ViewRef(src.buffer, offset, sizes, src.strides, "partition_tensor_view")
 
     return guard_at(op.location, ptoas_name(op.name), run)

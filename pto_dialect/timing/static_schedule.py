@@ -73,6 +73,7 @@ from ..dialect.ops import op_def
 from ..dialect.targets import space_spec
 from ..dialect.types import DTYPE_BYTES, DYNAMIC, MultiTileBufType, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from ..interpreter import scalars
+from ..interpreter.denotations import Arith, alloc_valid, partition_offset, slot_offset, subview_valid, window_offset
 from ..interpreter.errors import OpFault
 from ..interpreter.memory import TileLayout, reshaped_valid, row_major_strides, tile_layout
 from ..interpreter.trace import Access, TraceEvent, block_accesses, op_shape
@@ -659,18 +660,13 @@ class _Evaluator:
             raise StaticScheduleError(op.location, str(e)) from None
 
     def valid_of(self, op: ir.Operation, tile, rows_value, cols_value) -> tuple[int, int]:
-        out = []
+        given = []
         for i, (static, operand) in enumerate(zip(tile.valid, (rows_value, cols_value))):
-            if static != DYNAMIC:
-                out.append(static)
-                continue
-            x = self.value(operand) if operand is not None else None
-            if _is_int(x):
-                out.append(max(0, min(x, tile.shape[i])))
-            else:
-                out.append(tile.shape[i])
+            x = self.value(operand) if static == DYNAMIC and operand is not None else None
+            given.append(max(0, min(x, tile.shape[i])) if _is_int(x) else None)
+            if static == DYNAMIC and given[i] is None:
                 self.note(f"the valid {'rows' if i == 0 else 'columns'} of the tile at {self.location(op)} are not known statically: its full shape is assumed")
-        return (out[0], out[1])
+        return alloc_valid(tile.valid, given, unknown=tile.shape)
 
     def tile_from_type(self, label: str, tile) -> _Tile:
         layout = tile_layout(tile)
@@ -734,7 +730,7 @@ def _multi_tile_get(ev: _Evaluator, op: ir.Operation) -> None:
         ev.note(f"the slot of the multi_tile_get at {ev.location(op)} is not known statically: iteration k uses slot k mod {source.count}")
     elif not 0 <= k < source.count:
         raise StaticScheduleError(op.location, f"slot {k} is out of range [0, {source.count})")
-    ev.env[op.results[0]] = _Tile(source.storage, source.base + k * source.stride, source.layout, source.valid, k)
+    ev.env[op.results[0]] = _Tile(source.storage, slot_offset(source.base, source.stride, k), source.layout, source.valid, k)
 
 
 def _tile_operand(ev: _Evaluator, op: ir.Operation, name: str) -> _Tile:
@@ -753,19 +749,14 @@ def _subview(ev: _Evaluator, op: ir.Operation) -> None:
         ev.note(f"the offsets of the subview at {ev.location(op)} are not known statically: (0, 0) is assumed")
         offsets = [o if _is_int(o) else 0 for o in (offsets + [0, 0])[:2]]
     r0, c0 = offsets
-    sizes = result_type.shape
-    region = []
-    for i, name in enumerate(("valid_row", "valid_col")):
+    given = []
+    for name in ("valid_row", "valid_col"):
         index = layout.index(name)
         x = ev.value(op.operands[index]) if index is not None else None
-        if _is_int(x):
-            region.append(x)
-        elif result_type.valid[i] != DYNAMIC:
-            region.append(result_type.valid[i])
-        else:
-            region.append(max(0, min(sizes[i], src.valid[i] - (r0, c0)[i])))
-    rs, cs = src.strides
-    ev.env[op.results[0]] = _Tile(src.storage, src.offset + r0 * rs + c0 * cs, ev.layout_of(op, result_type), tuple(region), src.slot, src.strides)
+        given.append(x if _is_int(x) else None)
+    region = subview_valid(result_type.shape, result_type.valid, given, src.valid, (r0, c0))
+    offset = window_offset(src.offset, src.strides, (r0, c0))
+    ev.env[op.results[0]] = _Tile(src.storage, offset, ev.layout_of(op, result_type), region, src.slot, src.strides)
 
 
 def _treshape(ev: _Evaluator, op: ir.Operation) -> None:
@@ -809,15 +800,15 @@ def _partition_view(ev: _Evaluator, op: ir.Operation) -> None:
     view = pto_type(op.results[0].type)
     static = list(view.shape) if isinstance(view, ViewType) else [DYNAMIC] * len(sizes)
     shape = tuple(n if _is_int(n) else (d if d != DYNAMIC else None) for n, d in zip(sizes, static))
-    offset = src.offset
-    for i, (o, s) in enumerate(zip(offsets, src.strides)):
-        if not _is_scalar(o):
-            o = ev.opaque(op, 200 + i, [o])
+    offsets = [o if _is_scalar(o) else ev.opaque(op, 200 + i, [o]) for i, o in enumerate(offsets)]
+
+    def mul(o, s):
         if _is_int(o) or _is_int(s):
-            term = _scale(s, o) if _is_int(o) else _scale(o, s)
-        else:  # unknown offset times unknown stride: a symbol of its own
-            term = ev.symbol(("mul", ev._form(o), ev._form(s)), f"({o.describe(ev.names)})*({s.describe(ev.names)})")
-        offset = _add(offset, term)
+            return _scale(s, o) if _is_int(o) else _scale(o, s)
+        # unknown offset times unknown stride: a symbol of its own
+        return ev.symbol(("mul", ev._form(o), ev._form(s)), f"({o.describe(ev.names)})*({s.describe(ev.names)})")
+
+    offset = partition_offset(src.offset, offsets, src.strides, Arith(add=_add, mul=mul))
     ev.env[op.results[0]] = _View(src.root, offset, shape, src.strides, src.itemsize)
 
 

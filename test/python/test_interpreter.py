@@ -984,3 +984,31 @@ def test_an_op_implemented_twice_is_refused():
         @impl("pto.tload")
         def _another_tload(c, op):
             return None
+
+
+# --- what the ops that move no data denote (one rule, two evaluators) --------------------------
+
+
+def test_the_interpreter_and_the_static_schedule_share_each_rule_of_meaning():
+    import inspect
+
+    from pto_dialect.interpreter import denotations, memory, pto_ops
+    from pto_dialect.timing import static_schedule
+
+    # each rule is called, not restated, by both evaluators
+    for rule in ("alloc_valid", "subview_valid", "window_offset", "partition_offset"):
+        assert rule in inspect.getsource(pto_ops), rule
+        assert rule in inspect.getsource(static_schedule), rule
+    assert "slot_offset" in inspect.getsource(memory) and "slot_offset" in inspect.getsource(static_schedule)
+    # the rules themselves
+    D = denotations.DYNAMIC
+    assert denotations.subview_valid((8, 16), (D, D), (None, None), (5, 16), (2, 0)) == (3, 16)  # what the window covers
+    assert denotations.subview_valid((8, 16), (D, 4), (6, None), (5, 16), (2, 0)) == (6, 4)  # operands, then the type
+    assert denotations.alloc_valid((D, 16), (3, None)) == (3, 16)
+    assert denotations.alloc_valid((D, D), (None, 2), unknown=(8, 16)) == (8, 2)
+    assert denotations.window_offset(64, (128, 4), (2, 3)) == 64 + 256 + 12
+    assert denotations.slot_offset(1024, 4096, 2) == 9216
+    assert denotations.partition_offset(0, (2, 5), (64, 1)) == 133
+    # symbolically, through the evaluator's arithmetic
+    sym = denotations.Arith(add=lambda a, b: f"({a}+{b})", mul=lambda a, b: f"{a}*{b}")
+    assert denotations.partition_offset("o", ("i", 5), ("s", 1), sym) == "((o+i*s)+5*1)"
