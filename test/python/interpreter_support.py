@@ -4,26 +4,22 @@ the runtime error it must stop with (and where), find a buffer of a run."""
 from __future__ import annotations
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel, run_kernel
 
-from pto_dialect.api import ParseError, parse
-from pto_dialect.interpreter import Execution, InterpreterError, execute
+from pto_dialect.api import ParseError
+from pto_dialect.interpreter import Execution, InterpreterError
 from pto_dialect.support.diagnostics import location_position
 
 
 def run(text: str, func: str = "k", **kw) -> Execution:
-    with ir.Context():
-        module = parse(text)
-        return execute(module.operation, func, source_text=text, **kw)
+    return run_kernel(text, func, **kw)
 
 
 def run_error(text: str, func: str = "k", **kw) -> InterpreterError:
     """The error the run of `func` stops with; `.position` is its (file,
     line, column) and `.line` its line, or None without a location."""
-    with ir.Context():
-        module = parse(text)
-        with pytest.raises(InterpreterError) as info:
-            execute(module.operation, func, source_text=text, **kw)
+    with pytest.raises(InterpreterError) as info:
+        run_kernel(text, func, **kw)
     err = info.value
     err.position = location_position(err.location) if err.location is not None else None
     err.line = err.position[1] if err.position else None
@@ -47,7 +43,6 @@ def verify_error(text: str) -> str:
     """The first error the verifier refuses the kernel with, as
     `<string>:LINE:COL: error: MESSAGE` (what ptoas refuses is refused
     before anything runs)."""
-    with ir.Context():
-        with pytest.raises(ParseError) as info:
-            parse(text)
+    with pytest.raises(ParseError) as info:
+        parse_kernel(text)
     return str(info.value).splitlines()[0]

@@ -70,6 +70,8 @@ class Handler:
 
 @pytest.fixture
 def context():
+    """A caller's own Context, without the pto dialect (conftest's has it):
+    the API must load the dialect into it."""
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         yield ctx

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from mlir import ir
 
-import pto_dialect
 from pto_dialect.analysis.buffers import defining_alloc, escape_reason, forward_aliases, is_buffer, op_access, op_display_name
-from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 PV = "!pto.partition_tensor_view<16x16xf32>"
@@ -15,12 +14,9 @@ PV = "!pto.partition_tensor_view<16x16xf32>"
 def parse(body: str, args: str = ""):
     """The function around `body` (ptoas syntax), parsed by MLIR's own parser
     from the generic form, so that unregistered test ops may appear."""
-    ctx = ir.Context()
-    ctx.allow_unregistered_dialects = True
-    load_dialect(ctx)
-    with ctx, ir.Location.unknown():
-        module = ir.Module.parse(
-            pto_dialect.to_generic(
+    if True:
+        module = parse_kernel(
+            (
                 f"""!v = {V}
 !pv = {PV}
 func.func @f(%src: !pv{args}) {{
@@ -30,7 +26,8 @@ func.func @f(%src: !pv{args}) {{
 {body}
   return
 }}"""
-            )
+            ),
+            allow_unregistered=True,
         )
     values = {}
     for op in _walk(module.body.operations[0].operation):

@@ -6,11 +6,10 @@ cares about carry `at` attributes to look up their program points.
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from mlir import ir
 
-import pto_dialect
 from pto_dialect.analysis.liveness import DEFINED_OUTSIDE, MULTI_TILE_REGION, USED_AFTER, function_liveness
-from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 MB = f"!pto.multi_tile_buf<{V}, count=2>"
@@ -29,11 +28,8 @@ func.func @f(%src: {M}, %dst: {M}{args}) {{
 {body}
   return
 }}"""
-    ctx = ir.Context()
-    ctx.allow_unregistered_dialects = allow_unregistered
-    load_dialect(ctx)
-    with ctx, ir.Location.unknown():
-        module = ir.Module.parse(pto_dialect.to_generic(text))
+    module = parse_kernel(text, allow_unregistered=True) if allow_unregistered else parse_kernel(text)
+    with module.context, ir.Location.unknown():
         func = module.body.operations[0].operation
         live = function_liveness(func)
         ranges = {}

@@ -9,11 +9,10 @@ block ends from its op count; these are the points and loops it must give
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from mlir import ir
 
-import pto_dialect
 from pto_dialect.analysis.liveness import function_liveness
-from pto_dialect.dialect.load import load_dialect
 
 # Both functions start with the same mix of regions (one alloc each in an
 # scf.if, an scf.execute_region of two blocks, an scf.while, and an scf.for
@@ -91,10 +90,8 @@ OUTSIDE = "written before the loop and used in it"
 
 
 def analyse():
-    ctx = ir.Context()
-    load_dialect(ctx)
-    with ctx:
-        module = pto_dialect.parse(KERNELS, name="k.pto")
+    module = parse_kernel(KERNELS, name="k.pto")
+    with module.context:
         out = {}
         for view in module.body.operations:
             func = view.operation

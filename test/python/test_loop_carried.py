@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from mlir import ir
 
-import pto_dialect
 from pto_dialect.analysis.loop_carried import loop_carried_buffers
 from pto_dialect.analysis.loop_index import static_trip_count
-from pto_dialect.dialect.load import load_dialect
 
 V = "!pto.tile_buf<vec, 16x16xf32>"
 D = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
@@ -19,13 +18,8 @@ FILL = "pto.texpands ins(%one : f32) outs(%{t} : !v)"
 
 def carried(body: str, args: str = "") -> dict[str, str]:
     """Tags of the loop's allocs that are loop-carried, with the reason."""
-    ctx = ir.Context()
-    ctx.allow_unregistered_dialects = True
-    load_dialect(ctx)
-    with ctx, ir.Location.unknown():
-        module = ir.Module.parse(
-            pto_dialect.to_generic(
-                f"""!v = {V}
+    module = parse_kernel(
+        f"""!v = {V}
 !d = {D}
 !pv = {PV}
 func.func @f(%src: !pv, %n: index{args}) {{
@@ -39,9 +33,10 @@ func.func @f(%src: !pv, %n: index{args}) {{
 {body}
   }}
   return
-}}"""
-            )
-        )
+}}""",
+        allow_unregistered=True,
+    )
+    with module.context, ir.Location.unknown():
         ops = []
         module.body.operations[0].operation.walk(lambda o: ops.append(o) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
         loop = next(o for o in ops if o.name == "scf.for")

@@ -12,6 +12,7 @@ check that the body still sees the original induction values lb + k * step.
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mlir import ir
@@ -103,10 +104,8 @@ def evaluate(value: ir.Value, env: dict) -> int:
 
 def run(lb, ub, step, n, dynamic, normalize, type_="index", unsigned=False):
     width = WIDTHS[type_]
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: True)  # remarks are not the point here
-        module = pto_dialect.parse(kernel(lb, ub, step, n, dynamic, type_, unsigned))
+    module = parse_kernel(kernel(lb, ub, step, n, dynamic, type_, unsigned), quiet=True)  # remarks are not the point here
+    with module.context:
         option = "true" if normalize else "false"
         pto_dialect.run_passes(module, f"convert-to-ptoas-multi-buffer{{normalize-loops={option}}}")
         func = module.body.operations[0]
@@ -223,9 +222,8 @@ def test_step_two_does_not_collapse_to_one_slot():
 def test_an_i32_induction_variable_gets_its_slot_in_i32():
     # Issue 21: the count was an `index` constant, and `arith.remui` of an
     # i32 by an index was invalid IR, reported at the user's loop.
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = pto_dialect.parse(kernel(0, 8, 1, 2, False, "i32"))
+    module = parse_kernel(kernel(0, 8, 1, 2, False, "i32"))
+    with module.context:
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
         text = pto_dialect.print_module(module)
     assert "arith.remui %arg1, %c2_i32 : i32" in text
