@@ -102,6 +102,13 @@ class KnownFailure:
 
 LEVEL3_KNOWN = (
     KnownFailure(
+        re.compile(r"^test/Transforms/AllocateMemoryAddr/level3-tmp-decisions\.pto:59 "),
+        re.compile(r"requires explicit tmp"),
+        "no tmp can be given: a binary tcolsum and a narrowing tcvt on tiles of dynamic valid shape, whose tmp "
+        "ptoas's verifier sizes from a static one (TColSumOp::verify, TCvtOp::verify); the allocator warns that "
+        "ptoas --pto-level=level3 rejects these ops (the test checks the warning)",
+    ),
+    KnownFailure(
         re.compile(r"^test/Transforms/LowerPipelineLoops/nested\.pto:1 \(switch-on\)"),
         re.compile(r"operand #0 does not dominate this use"),
         "ptoas bug: its InsertSync, on one multi-tile whose slots two sibling inner loops rotate, leaves a "
@@ -153,7 +160,9 @@ def level3(pto_test_opt, pto_parse) -> Level3:
     own = {o: _own_refusal(pto_test_opt, texts[o], flagged[o]) for o in wanted}
     for out, error in refused:
         where = f"{out.kernel.origin} ({out.pipeline.name})"
-        if ISSUE_22.search(error):
+        if (k := _known(where, error)) is not None:
+            result.known[k].append(where)
+        elif ISSUE_22.search(error):
             result.issue_22.append(where)
         elif not own[out.kernel.origin].accepted and _message(own[out.kernel.origin].first_error) == _message(error):
             result.input_refused.append(where)
@@ -180,11 +189,12 @@ def test_ptoas_level3_pipeline_accepts_every_allocated_output(level3):
     assert not level3.failures, "ptoas's level3 pipeline refuses what we allocate:\n" + "\n".join(level3.failures)
     # each known failure still happens (else its entry is stale), and they stay few
     assert set(level3.known) == set(LEVEL3_KNOWN), [k.reason for k in LEVEL3_KNOWN if k not in level3.known]
-    assert len(level3.input_refused) + sum(map(len, level3.known.values())) < level3.checked // 20
+    assert len(level3.input_refused) < level3.checked // 20  # inputs ptoas refuses itself (its own planning)
+    assert sum(map(len, level3.known.values())) < level3.checked // 40
 
 
-@pytest.mark.xfail(reason="issue 22: ptoas's level3 wants explicit tmp operands (trowsum, tci, narrowing tcvt, ...)", strict=True)
 def test_ptoas_level3_needs_no_tmp_operands_we_leave_out(level3):
+    # pto-allocate-memory-addr adds the tmps ptoas asks for at level3 (issue 22)
     assert not level3.issue_22, f"{len(level3.issue_22)} of {level3.checked} outputs: " + ", ".join(level3.issue_22)
 
 
