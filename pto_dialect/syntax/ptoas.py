@@ -25,8 +25,8 @@ from operator import itemgetter
 
 from ..dialect import attributes as pto_attributes
 from ..dialect.formats import Match, Parts, SyntaxError_, balanced_end, scan_attribute
-from ..dialect.ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
-from ..dialect.types import DYNAMIC, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
+from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
+from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
 from ..support.source_text import integer_literal
 
 __all__ = ["SyntaxProblem", "Translation", "to_generic", "to_ptoas"]
@@ -816,6 +816,8 @@ class _Reader:
                 result_types.extend(self.generic_type(t, at) for t, at in types)
             elif result.kind == "single":
                 inferred = self.infer_result(d, match)
+                if inferred is None and result.constraint in BUILDABLE:
+                    inferred = result.constraint  # a buildable type (ODS's I64): the format need not write it
                 if inferred is None:
                     raise SyntaxError_(f"expected the type of result '{result.name}'", match.end)
                 result_types.append(inferred)
@@ -833,7 +835,7 @@ class _Reader:
             if not isinstance(view, ViewType):
                 raise SyntaxError_("expected a !pto.tensor_view result type", at)
             return [(PtrType(view.dtype).generic(), at)] * len(found)
-        if operand.constraint in ("index", "i64", "i32", "i8", "i1"):
+        if operand.constraint in BUILDABLE:
             return [(operand.constraint, at) for _, at in found]
         if found:
             raise SyntaxError_(f"expected the type of operand '{operand.name}'", found[0][1])
@@ -1034,6 +1036,7 @@ _PRINTED_OP_LINE_NO_HASH = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[^"]*)"\((
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
 _RENDER = object()
+_PIPE_HANDLE = HandleType("pipe").generic()
 _TYPES_ONLY = object()
 
 
@@ -1061,8 +1064,8 @@ def _translate_types(text: str) -> str:
         end = _type_end(text, start)
         out.append(text[pos:start])
         inner = text[start:end]
-        if "<" in inner:
-            # a pto type holding other types: translate the whole, once
+        if "<" in inner or inner == _PIPE_HANDLE:
+            # a pto type holding other types (or `!pto.pipe`'s generic name): translate the whole, once
             out.append(_ptoas_type(inner))
         else:
             out.append(inner)
