@@ -2168,9 +2168,10 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tprelu",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
         tier="syntax",
         summary="TPRELU: Elementwise PReLU (parametric ReLU) with a per-element slope tile",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
     ),
     OpDef(
         "tquant",
@@ -2215,9 +2216,10 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "trems",
         (Operand("src", DPS), Operand("scalar", SCALAR), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src", "scalar"]),),
         tier="syntax",
         summary="TREMS: Elementwise remainder with a scalar",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
     ),
     OpDef(
         "trowexpandexpdif",
@@ -2272,9 +2274,10 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tsel",
         (Operand("mask", DPS), Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["mask", "src0", "src1"]),),
         tier="syntax",
         summary="TSEL: Select between two tiles using a mask tile (per-element selection)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
     ),
     OpDef(
         "tsels",

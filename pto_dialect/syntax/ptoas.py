@@ -499,6 +499,13 @@ class _Reader:
             if m.start() < pos:
                 continue  # inside something already translated
             kind = m.lastgroup
+            if kind == "string" and src.startswith("(", m.end()) and src[m.start() + 1 : m.end() - 1] in _DOTTED_GENERIC:
+                # a generic op under its ptoas name (`"pto.sync.set"(...)`, as ptoas prints the ops
+                # it has no format for): the generic name is as long, so positions stay
+                self.emit(src[pos : m.start()], pos, True)
+                self.emit(f'"{_DOTTED_GENERIC[src[m.start() + 1 : m.end() - 1]]}"', m.start(), False)
+                pos = m.end()
+                continue
             if kind in ("comment", "string"):
                 continue
             if kind == "func":
@@ -1033,6 +1040,9 @@ the match): a line with a name no op has is written as a line this does not
 match is, with its types translated."""
 _PRINTED_OP_LINE_NO_HASH = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[^"]*)"\(((?:%[\w$.\-]+(?:, %[\w$.\-]+)*)?)\)')
 """`_PRINTED_OP_LINE` for a line without `#` (see _SSA_SPLIT_NO_HASH)."""
+_DOTTED_GENERIC = {d.full_name: d.generic_name for d in OPS if d.full_name != d.generic_name}
+_DOTTED_PTOAS = {generic: full for full, generic in _DOTTED_GENERIC.items()}
+_DOTTED_OPS_PRINTED = re.compile(r'"(' + "|".join(re.escape(n) for n in sorted(_DOTTED_PTOAS)) + r')"\(')
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
 _RENDER = object()
@@ -1080,7 +1090,11 @@ def to_ptoas(text: str) -> str:
     if "pto." not in text:
         return text
     writer = _Writer(text)
-    return writer.run()
+    out = writer.run()
+    if _DOTTED_OPS_PRINTED.search(out) is not None:
+        # a generic op whose name has a dot in ptoas: printed by that name, which ptoas's parser knows
+        out = _DOTTED_OPS_PRINTED.sub(lambda m: f'"{_DOTTED_PTOAS[m.group(1)]}"(', out)
+    return out
 
 
 class _Writer:
