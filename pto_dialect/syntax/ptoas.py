@@ -29,7 +29,7 @@ from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas
 from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
 from ..support.source_text import integer_literal
 
-__all__ = ["SyntaxProblem", "Translation", "to_generic", "to_ptoas"]
+__all__ = ["ERROR_LIMIT", "SyntaxProblem", "Translation", "reported_problems", "to_generic", "to_ptoas"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,28 @@ class SyntaxProblem:
 
     offset: int
     message: str
+
+
+ERROR_LIMIT = 20
+"""How many syntax errors one input reports before "too many errors" (as
+clang's -ferror-limit, whose default is 20; MLIR's parser stops at its first)."""
+
+
+def reported_problems(problems: Sequence[SyntaxProblem], text: str) -> tuple[list[SyntaxProblem], SyntaxProblem | None]:
+    """The problems worth reporting: the first of each statement (a line
+    of the source: one bad op or signature says one thing, not one per bad
+    type in it), at most ERROR_LIMIT of them; and the first left out (None: none was)."""
+    seen: set[int] = set()
+    kept: list[SyntaxProblem] = []
+    for problem in sorted(problems, key=lambda p: p.offset):
+        line = text.count("\n", 0, problem.offset)
+        if line in seen:
+            continue
+        seen.add(line)
+        if len(kept) == ERROR_LIMIT:
+            return kept, problem
+        kept.append(problem)
+    return kept, None
 
 
 class _OpAnchor(tuple):
