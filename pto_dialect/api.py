@@ -63,9 +63,13 @@ def to_generic(text: str, name: str = "<string>") -> str:
     if translation.problems:
         source = Source(name, text)
         diags = []
-        for problem in translation.problems:
+        problems, more = ptoas.reported_problems(translation.problems, text)
+        for problem in problems:
             line, col = line_col(text, problem.offset)
             diags.append(Diag(diagnostics.ERROR, problem.message, name, line, col))
+        if more is not None:
+            line, col = line_col(text, more.offset)
+            diags.append(Diag(diagnostics.ERROR, f"too many errors emitted, stopping now (at most {ptoas.ERROR_LIMIT})", name, line, col))
         raise ParseError(diags, source)
     return translation.text
 

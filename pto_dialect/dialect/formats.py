@@ -181,6 +181,10 @@ class Groups:
     operands: dict[str, str]  # name -> "single" | "optional" | "variadic"
     results: dict[str, str]
     attributes: dict[str, AttrKind]
+    buildable: dict[str, str] = field(default_factory=dict)
+    """Operand and result groups of one fixed builtin type (ODS's buildable
+    types, `I64`, `Index`): a format need not write their type, and the
+    reader knows it."""
 
 
 @dataclass(frozen=True)
@@ -580,12 +584,17 @@ class Format:
                     return None
         if any(values and name not in printed for name, values in parts.operands.items()):
             return None
-        if any(values and name not in printed for name, values in parts.result_types.items()):
+        if any(values and name not in printed and not self._implied(name, values) for name, values in parts.result_types.items()):
             return None
         rest = frozenset(k for k in parts.attributes if k not in spelled and k not in parts.filled)
         if rest and not attr_dict:
             return None
         return rest
+
+    def _implied(self, name: str, types) -> bool:
+        """Whether a group's types need no spelling: its one buildable type."""
+        fixed = self.groups.buildable.get(name)
+        return fixed is not None and all(t == fixed for t in types)
 
     def reads_back(self, text: str, parts: Parts, rest: frozenset[str] = frozenset()) -> bool:
         """Whether `text` (what `write` made of `parts`, `rest` being the
@@ -602,7 +611,8 @@ class Format:
             if [ssa for ssa, _ in match.operands.get(name, ())] != list(parts.operands.get(name) or ()):
                 return False
         for name in self.groups.results:
-            if len(match.types.get(name, ())) != len(parts.result_types.get(name) or ()):
+            types = parts.result_types.get(name) or ()
+            if len(match.types.get(name, ())) != len(types) and not (not match.types.get(name) and self._implied(name, types)):
                 return False
         written = set(parts.attributes) - rest
         if not written <= set(match.attributes) <= written | set(parts.defaults):

@@ -13,7 +13,7 @@ import re
 
 from . import types
 from .attributes import ATTRIBUTES, OPAQUE
-from .ops import ANY, DPS, ENTRY, INT, LOCAL_ARRAY, MULTI, OPS, PARTITION, PTR, SCALAR, TENSOR_VIEW, TILE, OpDef
+from .ops import ANY, DPS, ENTRY, EVENTID_ARRAY, INT, LOCAL_ARRAY, MULTI, OPS, PARTITION, PTR, SCALAR, TENSOR_VIEW, TILE, OpDef
 
 HEADER = """\
 // The `pto` dialect: Ascend PTO tile buffers, global-memory views and the ops
@@ -78,8 +78,8 @@ class _Body:
         return self.value("array", 'irdl.base "#builtin.dense_array"')
 
     def constraint(self, name: str) -> str:
-        if name in (TILE, MULTI, PTR, TENSOR_VIEW, PARTITION, LOCAL_ARRAY):
-            return self.base({TILE: "tile_buf", MULTI: "multi_tile_buf", PARTITION: "partition_tensor_view"}.get(name, name))
+        if name in (TILE, MULTI, PTR, TENSOR_VIEW, PARTITION, LOCAL_ARRAY, EVENTID_ARRAY, *types.HANDLE_TYPES):
+            return self.base({TILE: "tile_buf", MULTI: "multi_tile_buf", PARTITION: "partition_tensor_view", **types.HANDLE_GENERIC_NAMES}.get(name, name))
         if name in (DPS, ENTRY):  # unions of pto types: the verifier's, as above
             return self.value(name, "irdl.any")
         if name == INT:
@@ -130,6 +130,9 @@ def _types() -> list[str]:
     for name in ("tensor_view", "partition_tensor_view"):
         out += _type(name, f"!pto.{name}<[D0, ...] (-1: ?), DTYPE>", lambda b: [("shape", b.array()), ("dtype", b.element_type())])
     out += _type("local_array", "!pto.local_array<[D0, ...], DTYPE>", lambda b: [("shape", b.array()), ("dtype", b.element_type())])
+    for name, generic in types.HANDLE_GENERIC_NAMES.items():
+        out += _type(generic, f"!pto.{name} in ptoas syntax (syntax tier)", lambda b: [])
+    out += _type("eventid_array", "!pto.eventid_array<N : i64> (syntax tier)", lambda b: [("size", b.value("size", 'irdl.base "#builtin.integer"'))])
     out += _type(
         types.LOW_PRECISION_TYPE,
         f"!pto.{types.LOW_PRECISION_TYPE}<NAME>: ptoas's {', '.join('!pto.' + t for t in types.PTO_ELEMENT_TYPES)}",

@@ -111,7 +111,10 @@ class Level3Tmp:
 TILE, MULTI, PTR, TENSOR_VIEW, PARTITION, LOCAL_ARRAY = "tile", "multi", "ptr", "tensor_view", "partition", "local_array"
 DPS = "dps"  # a tile or a (partition) tensor view: ptoas's PTODpsType
 ENTRY = "entry"  # a tile or a tensor view: what cross-core pipes carry
+EVENTID_ARRAY = "eventid_array"
+PIPE_HANDLE, ASYNC_SESSION, ASYNC_EVENT, PREFETCH_CONTEXT = "pipe", "async_session", "async_event", "prefetch_async_context"
 SCALAR = "scalar"  # an integer, index or float
+BUILDABLE = ("index", "i64", "i32", "i8", "i1", "f32")  # fixed builtin types: ODS's buildable types
 INT = "int"  # any integer
 ANY = "any"
 
@@ -188,6 +191,7 @@ class OpDef:
             {o.name: o.kind for o in self.operands},
             {r.name: r.kind for r in self.results},
             {a.name: a.kind for a in self.attributes},
+            {o.name: o.constraint for o in (*self.operands, *self.results) if o.constraint in BUILDABLE},
         )
 
     @cached_property
@@ -1054,6 +1058,1301 @@ OPS: tuple[OpDef, ...] = (
             elsewhere="a static valid width that is a multiple of 32 takes none",
             source=f"{PTOAS_IMPLICIT_TMP} (replaceTSort32WithTmp); test/lit/pto/tsort32_dynamic_width_implicit_tmp.pto",
         ),
+    ),
+    # -- the rest of ptoas's ops, at the syntax tier ----------------------------------------
+    # Each as tonibohnlein/PTOAS include/PTO/IR/PTOOps.td (at e32488c9) declares
+    # it: operands, results and attributes in ODS order, the ODS
+    # assemblyFormat as it is written there. An op with a custom parser and
+    # printer, a region, or a format directive formats.py does not read is
+    # read and printed in the generic form (`"pto.op"(...) : (...) -> ...`),
+    # which ptoas reads too. Drafted by scripts/ptoas_ods.py --json.
+    OpDef(
+        "castptr",
+        (Operand("input", ANY),),
+        results=(Operand("result", ANY),),
+        formats=("$input attr-dict `:` type($input) `->` type($result)",),
+        tier="syntax",
+        summary="Cast between integer and !pto.ptr, or between !pto.ptr types",
+    ),
+    OpDef(
+        "get_tensor_view_dim",
+        (Operand("tensor_view", ANY), Operand("dim_index", "index")),
+        results=(Operand("result", "index"),),
+        formats=("$tensor_view `,` $dim_index `:` qualified(type($tensor_view)) `->` qualified(type($result)) attr-dict",),
+        tier="syntax",
+        summary="Get the size of a dimension of a tensor_view",
+    ),
+    OpDef(
+        "get_tensor_view_stride",
+        (Operand("tensor_view", ANY), Operand("dim_index", "index")),
+        results=(Operand("result", "index"),),
+        formats=("$tensor_view `,` $dim_index `:` qualified(type($tensor_view)) `->` qualified(type($result)) attr-dict",),
+        tier="syntax",
+        summary="Get the stride of a dimension of a tensor_view",
+    ),
+    OpDef(
+        "get_validshape",
+        (Operand("source", TILE),),
+        results=(Operand("valid_row", "index"), Operand("valid_col", "index")),
+        formats=("$source attr-dict `:` qualified(type($source))",),
+        tier="syntax",
+        summary="Read runtime valid row/col metadata from a tile",
+    ),
+    OpDef(
+        "bitcast",
+        (Operand("src", TILE),),
+        results=(Operand("result", TILE),),
+        formats=("$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))",),
+        tier="syntax",
+        summary="SSA dtype reinterpretation of a tile buffer view (aliases src storage)",
+    ),
+    OpDef(
+        "tprefetch",
+        (Operand("src", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",),
+        tier="syntax",
+        summary="Prefetch global data into a local tile buffer",
+    ),
+    OpDef(
+        "make_prefetch_async_context",
+        (Operand("workspace", PTR),),
+        results=(Operand("ctx", PREFETCH_CONTEXT),),
+        formats=("`(` $workspace `:` qualified(type($workspace)) `)` attr-dict `->` qualified(type($ctx))",),
+        tier="syntax",
+        summary="Build a PrefetchAsyncContext from GM workspace",
+    ),
+    OpDef(
+        "get_prefetch_async_session",
+        (Operand("ctx", PREFETCH_CONTEXT),),
+        results=(Operand("session", ASYNC_SESSION),),
+        formats=("$ctx attr-dict `:` qualified(type($ctx)) `->` qualified(type($session))",),
+        tier="syntax",
+        summary="Project session from a PrefetchAsyncContext",
+    ),
+    OpDef(
+        "tprefetch_async",
+        (Operand("src", DPS), Operand("ctx", PREFETCH_CONTEXT)),
+        results=(Operand("event", ASYNC_EVENT),),
+        formats=("`(` $src `,` $ctx `:` qualified(type($src)) `,` qualified(type($ctx)) `)` attr-dict `->` qualified(type($event))",),
+        tier="syntax",
+        summary="Asynchronously prefetch global data into L2 cache via SDMA CMO",
+    ),
+    OpDef(
+        "tmatmul.bias",
+        (Operand("a", DPS), Operand("b", DPS), Operand("bias", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $a `,` $b `,` $bias `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($bias)) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
+        ),
+        tier="syntax",
+        summary="Matmul with bias add (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tmatmul.mx",
+        (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `:` type($a) `,` type($a_scale) `,` type($b) `,` type($b_scale) "
+            "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Matmul mx (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tmatmul.mx.acc",
+        (Operand("c_in", DPS), Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $c_in `,` $a `,` $a_scale `,` $b `,` $b_scale `:` type($c_in) `,` type($a) `,` type($a_scale) `,` "
+            "type($b) `,` type($b_scale) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
+            "qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Matmul mx accumulate (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tmatmul.mx.bias",
+        (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("bias", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        formats=(
+            "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `,` $bias `:` type($a) `,` type($a_scale) `,` type($b) `,` "
+            "type($b_scale) `,` qualified(type($bias)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
+            "qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Matmul mx with bias (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tgemv",
+        (Operand("lhs", DPS), Operand("rhs", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $lhs `,` $rhs `:` qualified(type($lhs)) `,` qualified(type($rhs)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
+        ),
+        tier="syntax",
+        summary="PTO matrix-vector multiplication operation (optional bias), destination-style (DPS) in tile world",
+    ),
+    OpDef(
+        "tgemv.acc",
+        (Operand("acc_in", DPS), Operand("lhs", DPS), Operand("rhs", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $acc_in `,` $lhs `,` $rhs `:` qualified(type($acc_in) ) `,` qualified(type($lhs)) `,` "
+            "qualified(type($rhs)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` "
+            "qualified(type($result))^ )?",
+        ),
+        tier="syntax",
+        summary="PTO matrix-vector multiplication accumulate operation, destination-style (DPS, no bias)",
+    ),
+    OpDef(
+        "tgemv.bias",
+        (Operand("a", DPS), Operand("b", DPS), Operand("bias", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $a `,` $b `,` $bias `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($bias)) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
+        ),
+        tier="syntax",
+        summary="GEMV with bias add (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tgemv.mx",
+        (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `:` type($a) `,` type($a_scale) `,` type($b) `,` type($b_scale) "
+            "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Mixed-precision GEMV with scale tiles (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tgemv.mx.acc",
+        (Operand("c_in", DPS), Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        formats=(
+            "`ins` `(` $c_in `,` $a `,` $a_scale `,` $b `,` $b_scale `:` type($c_in) `,` type($a) `,` type($a_scale) `,` "
+            "type($b) `,` type($b_scale) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
+            "qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Mixed-precision GEMV accumulate with scale tiles (tile world, ins/outs)",
+    ),
+    OpDef(
+        "tgemv.mx.bias",
+        (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("bias", DPS), Operand("dst", DPS)),
+        results=(Operand("result", ANY, "optional"),),
+        formats=(
+            "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `,` $bias `:` type($a) `,` type($a_scale) `,` type($b) `,` "
+            "type($b_scale) `,` qualified(type($bias)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
+            "qualified(type($result))^)?",
+        ),
+        tier="syntax",
+        summary="Mixed-precision GEMV with bias and scale tiles (tile world, ins/outs)",
+    ),
+    OpDef(
+        "get_block_idx",
+        (),
+        results=(Operand("result", "i64"),),
+        formats=("attr-dict",),
+        tier="syntax",
+        summary="Get the current block index (core ID)",
+    ),
+    OpDef(
+        "get_subblock_idx",
+        (),
+        results=(Operand("result", "i64"),),
+        formats=("attr-dict",),
+        tier="syntax",
+        summary="Get the current vector core ID",
+    ),
+    OpDef(
+        "get_block_num",
+        (),
+        results=(Operand("result", "i64"),),
+        formats=("attr-dict",),
+        tier="syntax",
+        summary="Get the total number of blocks (cores)",
+    ),
+    OpDef(
+        "get_subblock_num",
+        (),
+        results=(Operand("result", "i64"),),
+        formats=("attr-dict",),
+        tier="syntax",
+        summary="Get the number of vector cores",
+    ),
+    OpDef(
+        "record_event",
+        (),
+        attributes=(Attribute("src_op", ANY_ATTR), Attribute("dst_op", ANY_ATTR), Attribute("event_id", _enum("event"))),
+        formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
+        tier="syntax",
+        summary="Record an event for synchronization (High Level)",
+    ),
+    OpDef(
+        "wait_event",
+        (),
+        attributes=(Attribute("src_op", ANY_ATTR), Attribute("dst_op", ANY_ATTR), Attribute("event_id", _enum("event"))),
+        formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
+        tier="syntax",
+        summary="Wait for an event (High Level)",
+    ),
+    OpDef(
+        "barrier_sync",
+        (),
+        attributes=(Attribute("op_type", ANY_ATTR),),
+        formats=("`[` $op_type `]` attr-dict",),
+        tier="syntax",
+        summary="High-level barrier mapped from SyncOpType to PIPE",
+    ),
+    OpDef(
+        "section.cube",
+        (),
+        tier="syntax",
+        summary="section.cube",
+        # a region: read and printed in the generic form
+    ),
+    OpDef(
+        "section.vector",
+        (),
+        tier="syntax",
+        summary="section.vector",
+        # a region: read and printed in the generic form
+    ),
+    OpDef(
+        "section.simt",
+        (),
+        attributes=(Attribute("dimX", _int(32)), Attribute("dimY", _int(32)), Attribute("dimZ", _int(32))),
+        tier="syntax",
+        summary="Container for inline SIMT code",
+        # a region: read and printed in the generic form
+    ),
+    OpDef(
+        "fusion_region",
+        (),
+        results=(Operand("outputs", ANY, "variadic"),),
+        tier="syntax",
+        summary="Structured region container for one scheduled tile fusion group",
+        # a region: read and printed in the generic form
+    ),
+    OpDef(
+        "yield",
+        (Operand("values", ANY, "variadic"),),
+        tier="syntax",
+        summary="Terminate a pto.fusion_region and return its visible outputs",
+        # its format (`(` $values `)` attr-dict `:` functional-type($values, results)) uses directives formats.py does not read: the generic form
+    ),
+    OpDef(
+        "talloc_to_aiv",
+        (),
+        results=(Operand("entry", TENSOR_VIEW),),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        formats=("`{` (`id` `=` $id^ `,`)? `split` `=` $split `}` attr-dict `->` qualified(type($entry))",),
+        tier="syntax",
+        summary="Frontend C2V producer alloc of a GlobalTensor FIFO entry",
+    ),
+    OpDef(
+        "talloc_to_aic",
+        (),
+        results=(Operand("entry", TENSOR_VIEW),),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        formats=("`{` (`id` `=` $id^ `,`)? `split` `=` $split `}` attr-dict `->` qualified(type($entry))",),
+        tier="syntax",
+        summary="Frontend V2C producer alloc of a GlobalTensor FIFO entry",
+    ),
+    OpDef(
+        "set_quant_scalar",
+        (Operand("scale", "f32"),),
+        attributes=(Attribute("id", _int(32), "0"),),
+        formats=("`(` $scale `:` type($scale) `)` `{` `id` `=` $id `}` attr-dict",),
+        tier="syntax",
+        summary="Set scalar quantization parameters for fixpipe producer",
+    ),
+    OpDef(
+        "set_quant_vector",
+        (Operand("scaling_tile", ENTRY),),
+        attributes=(Attribute("id", _int(32), "0"),),
+        formats=("`(` $scaling_tile `:` qualified(type($scaling_tile)) `)` `{` `id` `=` $id `}` attr-dict",),
+        tier="syntax",
+        summary="Set vector quantization parameters for fixpipe producer",
+    ),
+    OpDef(
+        "comm.build_async_session",
+        (Operand("scratch", TILE), Operand("workspace", PTR)),
+        results=(Operand("session", ASYNC_SESSION),),
+        attributes=(
+            Attribute("sync_id", _int(32)),
+            Attribute("block_bytes", _int(64)),
+            Attribute("comm_block_offset", _int(64)),
+            Attribute("queue_num", _int(32)),
+            Attribute("channel_group_idx", _int(64)),
+        ),
+        formats=("`(` $scratch `,` $workspace `:` qualified(type($scratch)) `,` qualified(type($workspace)) `)` attr-dict `->` qualified(type($session))",),
+        tier="syntax",
+        summary="Build an async DMA session handle for TPUT_ASYNC/TGET_ASYNC",
+    ),
+    OpDef(
+        "comm.tput_async",
+        (Operand("dst", ANY), Operand("src", ANY), Operand("session", ASYNC_SESSION)),
+        results=(Operand("event", ASYNC_EVENT),),
+        formats=("`(` $dst `,` $src `,` $session `:` type($dst) `,` type($src) `,` qualified(type($session)) `)` attr-dict `->` qualified(type($event))",),
+        tier="syntax",
+        summary="Asynchronous remote write from local GM to remote GM",
+    ),
+    OpDef(
+        "comm.tget_async",
+        (Operand("dst", ANY), Operand("src", ANY), Operand("session", ASYNC_SESSION)),
+        results=(Operand("event", ASYNC_EVENT),),
+        formats=("`(` $dst `,` $src `,` $session `:` type($dst) `,` type($src) `,` qualified(type($session)) `)` attr-dict `->` qualified(type($event))",),
+        tier="syntax",
+        summary="Asynchronous remote read from remote GM to local GM",
+    ),
+    OpDef(
+        "comm.wait_async_event",
+        (Operand("event", ASYNC_EVENT), Operand("session", ASYNC_SESSION)),
+        results=(Operand("completed", "i1"),),
+        formats=("`(` $event `,` $session `:` qualified(type($event)) `,` qualified(type($session)) `)` attr-dict `->` type($completed)",),
+        tier="syntax",
+        summary="Block until an async DMA event completes",
+    ),
+    OpDef(
+        "comm.test_async_event",
+        (Operand("event", ASYNC_EVENT), Operand("session", ASYNC_SESSION)),
+        results=(Operand("completed", "i1"),),
+        formats=("`(` $event `,` $session `:` qualified(type($event)) `,` qualified(type($session)) `)` attr-dict `->` type($completed)",),
+        tier="syntax",
+        summary="Non-blocking completion test for an async DMA event",
+    ),
+    OpDef(
+        "comm.tget",
+        (Operand("dst", ANY), Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional")),
+        formats=("`(` $dst `,` $src `,` `buf` `(` $ping (`,` $pong^)? `)` `:` type($dst) `,` type($src) `,` type($ping) (`,` type($pong)^)? `)` attr-dict",),
+        tier="syntax",
+        summary="Synchronous remote read from remote GM to local GM",
+    ),
+    OpDef(
+        "comm.ttest",
+        (Operand("signal", ANY), Operand("cmpValue", INT)),
+        results=(Operand("result", "i1"),),
+        attributes=(Attribute("cmp", _enum("wait_cmp")),),
+        formats=("`(` $signal `,` $cmpValue `:` type($signal) `,` type($cmpValue) `)` attr-dict `->` type($result)",),
+        tier="syntax",
+        summary="Non-blocking signal comparison test",
+    ),
+    OpDef(
+        "comm.tbroadcast",
+        (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
+        attributes=(Attribute("root", _int(32)),),
+        tier="syntax",
+        summary="Broadcast local GM data to all group members",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "comm.tgather",
+        (Operand("dst", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
+        attributes=(Attribute("root", _int(32)),),
+        tier="syntax",
+        summary="Gather remote GM data from a communication group",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "comm.tscatter",
+        (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
+        attributes=(Attribute("root", _int(32)),),
+        tier="syntax",
+        summary="Scatter local GM data to a communication group",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "comm.treduce",
+        (Operand("dst", ANY), Operand("acc", ANY), Operand("recvPing", ANY), Operand("recvPong", ANY, "optional"), Operand("group", ANY, "variadic")),
+        attributes=(Attribute("reduceOp", ANY_ATTR), Attribute("root", _int(32))),
+        tier="syntax",
+        summary="Reduce remote GM data from a communication group",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "initialize_l2g2l_pipe",
+        (Operand("gm_addr", ANY), Operand("local_addr", ANY, "optional"), Operand("peer_local_addr", ANY, "optional")),
+        results=(Operand("pipe", PIPE_HANDLE),),
+        attributes=(
+            Attribute("dir_mask", _int(8)),
+            Attribute("slot_size", _int(32)),
+            Attribute("slot_num", _int(32)),
+            Attribute("local_slot_num", _int(32)),
+            Attribute("flag_base", _int(32)),
+            Attribute("nosplit", BOOL),
+            Attribute("acc_push_epilogue", ANY_ATTR),
+        ),
+        formats=(
+            "`{` `dir_mask` `=` $dir_mask `,` `slot_size` `=` $slot_size `,` `slot_num` `=` $slot_num (`,` `local_slot_num` "
+            "`=` $local_slot_num^)? (`,` `flag_base` `=` $flag_base^)? (`,` `nosplit` `=` $nosplit^)? `}` `(` $gm_addr `:` "
+            "type($gm_addr) (`,` $local_addr^ `:` type($local_addr))? (`,` $peer_local_addr^ `:` type($peer_local_addr))? "
+            "`)` attr-dict `->` qualified(type($pipe))",
+        ),
+        tier="syntax",
+        summary="Initialize a local-to-global-to-local pipe handle",
+    ),
+    OpDef(
+        "initialize_l2l_pipe",
+        (Operand("local_addr", ANY), Operand("peer_local_addr", ANY, "optional")),
+        results=(Operand("pipe", PIPE_HANDLE),),
+        attributes=(
+            Attribute("dir_mask", _int(8)),
+            Attribute("slot_size", _int(32)),
+            Attribute("slot_num", _int(32)),
+            Attribute("flag_base", _int(32)),
+            Attribute("nosplit", BOOL),
+            Attribute("acc_push_epilogue", ANY_ATTR),
+        ),
+        formats=(
+            "`{` `dir_mask` `=` $dir_mask `,` `slot_size` `=` $slot_size `,` `slot_num` `=` $slot_num (`,` `flag_base` `=` "
+            "$flag_base^)? (`,` `nosplit` `=` $nosplit^)? `}` `(` $local_addr `:` type($local_addr) (`,` $peer_local_addr^ "
+            "`:` type($peer_local_addr))? `)` attr-dict `->` qualified(type($pipe))",
+        ),
+        tier="syntax",
+        summary="Initialize a local-to-local pipe handle",
+    ),
+    OpDef(
+        "tpush",
+        (Operand("tile", ENTRY), Operand("pipe_handle", PIPE_HANDLE), Operand("aiv_subblockid", "i64", "optional")),
+        attributes=(Attribute("split", _int(8)),),
+        formats=(
+            "`(` $tile `,` $pipe_handle `:` qualified(type($tile)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` "
+            "$split `}` (`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
+        ),
+        tier="syntax",
+        summary="Push tile data through a unified pipe handle",
+    ),
+    OpDef(
+        "declare_tile",
+        (),
+        results=(Operand("tile", DPS),),
+        formats=("attr-dict `->` qualified(type($tile))",),
+        tier="syntax",
+        summary="Declare a tile value whose address will be assigned later",
+    ),
+    OpDef(
+        "declare_global",
+        (),
+        results=(Operand("entry", TENSOR_VIEW),),
+        formats=("attr-dict `->` qualified(type($entry))",),
+        tier="syntax",
+        summary="Declare a GlobalTensor descriptor whose address is assigned later",
+    ),
+    OpDef(
+        "talloc",
+        (Operand("entry", TENSOR_VIEW), Operand("pipe_handle", PIPE_HANDLE)),
+        attributes=(Attribute("split", _int(8)),),
+        formats=("`(` $entry `,` $pipe_handle `:` qualified(type($entry)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` $split `}` attr-dict",),
+        tier="syntax",
+        summary="Bind a declared GlobalTensor descriptor to the next producer FIFO slot",
+    ),
+    OpDef(
+        "tassign",
+        (Operand("tile", DPS), Operand("addr", "i64")),
+        results=(Operand("result", DPS),),
+        formats=("$tile `,` $addr attr-dict `:` qualified(type($tile)) `->` qualified(type($result))",),
+        tier="syntax",
+        summary="Rebind a declared tile handle to a runtime address",
+    ),
+    OpDef(
+        "declare_eventid_array",
+        (),
+        results=(Operand("array", EVENTID_ARRAY),),
+        formats=("attr-dict `->` qualified(type($array))",),
+        tier="syntax",
+        summary="Declare a manual-only local event-id array",
+    ),
+    OpDef(
+        "eventid_array_get",
+        (Operand("array", EVENTID_ARRAY), Operand("index", "index")),
+        results=(Operand("result", "index"),),
+        formats=("$array `[` $index `]` attr-dict `:` qualified(type($array))",),
+        tier="syntax",
+        summary="Read one element from a manual event-id array",
+    ),
+    OpDef(
+        "eventid_array_set",
+        (Operand("array", EVENTID_ARRAY), Operand("index", "index"), Operand("value", "index")),
+        formats=("$array `[` $index `]` `,` $value attr-dict `:` qualified(type($array))",),
+        tier="syntax",
+        summary="Write one element into a manual event-id array",
+    ),
+    OpDef(
+        "declare_struct",
+        (),
+        results=(Operand("s", ANY),),
+        formats=("attr-dict `->` qualified(type($s))",),
+        tier="syntax",
+        summary="Declare a stack-local heterogeneous aggregate",
+    ),
+    OpDef(
+        "struct_get",
+        (Operand("s", ANY),),
+        results=(Operand("value", ANY),),
+        attributes=(Attribute("path", ARRAY),),
+        tier="syntax",
+        summary="Read a field from a stack-local struct by constant path",
+        # its format uses custom<StructPath>, which formats.py does not read: the generic form
+    ),
+    OpDef(
+        "struct_set",
+        (Operand("s", ANY), Operand("value", ANY)),
+        attributes=(Attribute("path", ARRAY),),
+        tier="syntax",
+        summary="Write a field into a stack-local struct by constant path",
+        # its format uses custom<StructPath>, which formats.py does not read: the generic form
+    ),
+    OpDef(
+        "tpop",
+        (Operand("tile", ENTRY), Operand("pipe_handle", PIPE_HANDLE), Operand("aiv_subblockid", "i64", "optional")),
+        attributes=(Attribute("split", _int(8)),),
+        formats=(
+            "`(` $tile `,` $pipe_handle `:` qualified(type($tile)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` "
+            "$split `}` (`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
+        ),
+        tier="syntax",
+        summary="Bind a declared consumer tile to the next FIFO slot",
+    ),
+    OpDef(
+        "tfree",
+        (Operand("entry", ENTRY, "optional"), Operand("pipe_handle", PIPE_HANDLE)),
+        attributes=(Attribute("split", _int(8)),),
+        tier="syntax",
+        summary="Release the current consumer slot for a pipe",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "set_flag",
+        (),
+        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe")), Attribute("event_id", _enum("event"))),
+        tier="syntax",
+        summary="Set synchronization flag between pipes",
+        # no assemblyFormat: the generic form
+    ),
+    OpDef(
+        "wait_flag",
+        (),
+        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe")), Attribute("event_id", _enum("event"))),
+        tier="syntax",
+        summary="Wait for synchronization flag",
+        # no assemblyFormat: the generic form
+    ),
+    OpDef(
+        "set_flag_dyn",
+        (Operand("event_id", "index"),),
+        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe"))),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        tier="syntax",
+        summary="Set synchronization flag between pipes (dynamic event id)",
+    ),
+    OpDef(
+        "wait_flag_dyn",
+        (Operand("event_id", "index"),),
+        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe"))),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        tier="syntax",
+        summary="Wait for synchronization flag (dynamic event id)",
+    ),
+    OpDef(
+        "get_buf",
+        (),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0")),
+        tier="syntax",
+        summary="Acquire a buffer-id token for a sync op type (A5)",
+        # no assemblyFormat: the generic form
+    ),
+    OpDef(
+        "get_buf_dyn",
+        (Operand("buf_id", "index"),),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0")),
+        tier="syntax",
+        summary="Acquire a buffer-id token (dynamic buf-id)",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "rls_buf",
+        (),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0")),
+        tier="syntax",
+        summary="Release a buffer-id token for a sync op type (A5)",
+        # no assemblyFormat: the generic form
+    ),
+    OpDef(
+        "rls_buf_dyn",
+        (Operand("buf_id", "index"),),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0")),
+        tier="syntax",
+        summary="Release a buffer-id token (dynamic buf-id)",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "sync.set",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        tier="syntax",
+        summary="Set a synchronization signal (trigger) between cube and vector",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "sync.wait",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        tier="syntax",
+        summary="Wait for a synchronization signal (barrier) between cube and vector",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "set_cross_block",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0")),
+        tier="syntax",
+        summary="Signal a cross-block synchronization flag",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "wait_cross_block",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        tier="syntax",
+        summary="Wait for a cross-block synchronization flag",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "set_intra_block",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        tier="syntax",
+        summary="Signal an intra-block synchronization flag",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "wait_intra_block",
+        (Operand("event_id_dyn", "index", "optional"),),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        tier="syntax",
+        summary="Wait for an intra-block synchronization flag",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tsync",
+        (Operand("events", DPS, "variadic"),),
+        formats=("`ins` `(` $events `:` type($events) `)` attr-dict",),
+        tier="syntax",
+        summary="Direct TSYNC mapping (variadic operands)",
+    ),
+    OpDef(
+        "tile_valid_rows",
+        (Operand("src", TILE),),
+        results=(Operand("result", "index"),),
+        formats=("$src attr-dict `:` qualified(type($src)) `->` type($result)",),
+        tier="syntax",
+        summary="Extract valid row count from a tile_buf",
+    ),
+    OpDef(
+        "tile_valid_cols",
+        (Operand("src", TILE),),
+        results=(Operand("result", "index"),),
+        formats=("$src attr-dict `:` qualified(type($src)) `->` type($result)",),
+        tier="syntax",
+        summary="Extract valid column count from a tile_buf",
+    ),
+    OpDef(
+        "set_ffts",
+        (Operand("ffts", PTR),),
+        formats=("$ffts attr-dict `:` type($ffts)",),
+        tier="syntax",
+        summary="Set FFTS/flags pointer for runtime (side-effecting)",
+    ),
+    OpDef(
+        "print",
+        (Operand("scalar", SCALAR),),
+        attributes=(Attribute("format", STRING),),
+        formats=("`ins` `(` $format `,` $scalar `:` type($scalar) `)` attr-dict",),
+        tier="syntax",
+        summary="Print debug: format string (attribute) and scalar value",
+    ),
+    OpDef(
+        "trap",
+        (),
+        formats=("attr-dict",),
+        tier="syntax",
+        summary="Trap: abort execution (no operands)",
+    ),
+    OpDef(
+        "mgather",
+        (Operand("mem", DPS), Operand("idx", DPS), Operand("dst", DPS), Operand("scratch", DPS, "optional")),
+        attributes=(Attribute("coalesce", ANY_ATTR), Attribute("gatherOob", ANY_ATTR)),
+        tier="syntax",
+        summary="Gather-load elements from memory into a tile using per-element indices (tile world, ins/outs)",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "thistogram",
+        (Operand("src", DPS), Operand("idx", DPS), Operand("dst", DPS)),
+        attributes=(Attribute("byte", _int(32), "1"),),
+        formats=("`ins` `(` $src `,` $idx `:` qualified(type($src)) `,` qualified(type($idx)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="THISTOGRAM: accumulate per-row 256-bin histograms",
+    ),
+    OpDef(
+        "tget_scale_addr",
+        (Operand("src", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Bind a scaling tile to the scaled address of a source tile",
+    ),
+    OpDef(
+        "mscatter",
+        (Operand("src", DPS), Operand("idx", DPS), Operand("mem", DPS)),
+        attributes=(
+            Attribute("coalesce", ANY_ATTR),
+            Attribute("scatterAtomicOp", ANY_ATTR),
+            Attribute("scatterOob", ANY_ATTR),
+            Attribute("scatterConflict", ANY_ATTR),
+        ),
+        tier="syntax",
+        summary="Scatter-store elements from a tile into memory using per-element indices (tile world, ins/outs)",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "taddrelu",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Fused elementwise add + ReLU of two tiles",
+    ),
+    OpDef(
+        "taddc",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("src2", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `,` $src2 `:` qualified(type($src0)) `,` qualified(type($src1)) `,` "
+            "qualified(type($src2)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Elementwise ternary add of tiles",
+    ),
+    OpDef(
+        "taxpy",
+        (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TAXPY: dst += src * scalar",
+    ),
+    OpDef(
+        "taddsc",
+        (Operand("src0", DPS), Operand("scalar", SCALAR), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $scalar `,` $src1 `:` qualified(type($src0)) `,` type($scalar) `,` qualified(type($src1)) "
+            "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="dst = src0 + scalar + src1",
+    ),
+    OpDef(
+        "tand",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TAND(dst, src0, src1) bitwise-and on tiles",
+    ),
+    OpDef(
+        "tconcatidx",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("src0Idx", DPS), Operand("src1Idx", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `,` $src0Idx `,` $src1Idx `:` qualified(type($src0)) `,` qualified(type($src1)) `,` "
+            "qualified(type($src0Idx)) `,` qualified(type($src1Idx)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` "
+            "attr-dict",
+        ),
+        tier="syntax",
+        summary="TCONCAT (indexed): Concatenate two tiles along the column dimension with per-row index control",
+    ),
+    OpDef(
+        "tands",
+        (Operand("src", DPS), Operand("scalar", INT), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TANDS(dst, src, scalar) bitwise-and tile with scalar",
+    ),
+    OpDef(
+        "ttri",
+        (Operand("diagonal", INT), Operand("dst", DPS)),
+        attributes=(Attribute("upperOrLower", _int(32), "0"),),
+        formats=("`ins` `(` $diagonal attr-dict `:` type($diagonal) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)`",),
+        tier="syntax",
+        summary="Generate a lower/upper triangular mask tile",
+    ),
+    OpDef(
+        "tcmp",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        attributes=(Attribute("cmpMode", _enum("cmp")),),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 attr-dict `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst "
+            "`:` qualified(type($dst) ) `)`",
+        ),
+        tier="syntax",
+        summary="Compare two tiles and write a packed predicate mask",
+    ),
+    OpDef(
+        "tcmps",
+        (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS)),
+        attributes=(Attribute("cmpMode", _enum("cmp"), "#pto<cmp eq>"),),
+        formats=("`ins` `(` $src `,` $scalar attr-dict `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)`",),
+        tier="syntax",
+        summary="Compare scalar value against a tile and write a packed predicate mask",
+    ),
+    OpDef(
+        "tcolexpanddiv",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>"),),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Column-wise broadcast divide: divide each element of src0 by a per-column scalar vector src1",
+    ),
+    OpDef(
+        "tcolexpandsub",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Column-wise broadcast subtract: subtract a per-column scalar vector src1 from src0",
+    ),
+    OpDef(
+        "tcolexpandmax",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Column-wise broadcast max: take max(src0, src1) using a per-column scalar vector src1",
+    ),
+    OpDef(
+        "tcolexpandmin",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Column-wise broadcast min: take min(src0, src1) using a per-column scalar vector src1",
+    ),
+    OpDef(
+        "tcolargmax",
+        (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="Reduce each column to the row index of the maximum element",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tcolmin",
+        (Operand("src", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Reduce each column by taking the minimum across rows",
+    ),
+    OpDef(
+        "tcolargmin",
+        (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="Reduce each column to the row index of the minimum element",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tcolprod",
+        (Operand("src", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Reduce each column by multiplying across rows",
+    ),
+    OpDef(
+        "trandom",
+        (
+            Operand("key0", INT),
+            Operand("key1", INT),
+            Operand("counter0", INT),
+            Operand("counter1", INT),
+            Operand("counter2", INT),
+            Operand("counter3", INT),
+            Operand("dst", DPS),
+        ),
+        attributes=(Attribute("rounds", _int(32), "10"),),
+        formats=(
+            "`ins` `(` $key0 `,` $key1 `,` $counter0 `,` $counter1 `,` $counter2 `,` $counter3 attr-dict `:` type($key0) "
+            "`,` type($key1) `,` type($counter0) `,` type($counter1) `,` type($counter2) `,` type($counter3) `)` `outs` `(` "
+            "$dst `:` qualified(type($dst) ) `)`",
+        ),
+        tier="syntax",
+        summary="Generate random values into dst tile using key/counter words",
+    ),
+    OpDef(
+        "tfmod",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        attributes=(Attribute("precisionType", _enum("fmod_precision"), "#pto<fmod_precision default>"),),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Elementwise fmod/remainder of two tiles (tilebuf, DPS)",
+    ),
+    OpDef(
+        "tfmods",
+        (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Elementwise fmod/remainder with a scalar (tilebuf, DPS)",
+    ),
+    OpDef(
+        "tpow",
+        (Operand("base", DPS), Operand("exp", DPS), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
+        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>"),),
+        tier="syntax",
+        summary="TPOW: Elementwise power with both base and exponent as tiles",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tpows",
+        (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
+        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>"),),
+        tier="syntax",
+        summary="TPOWS: Elementwise power with a scalar exponent",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tinsert",
+        (
+            Operand("src", DPS),
+            Operand("indexRow", "index"),
+            Operand("indexCol", "index"),
+            Operand("dst", DPS),
+            Operand("fp", DPS, "optional"),
+            Operand("preQuantScalar", "i64", "optional"),
+        ),
+        attributes=(
+            Attribute("accToVecMode", _enum("acc_to_vec_mode")),
+            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>"),
+            Attribute("tinsertMode", ANY_ATTR),
+        ),
+        formats=(
+            "`ins` `(` $src `,` $indexRow `,` $indexCol `:` qualified(type($src)) `,` type($indexRow) `,` type($indexCol) "
+            "(`fp` $fp^ `:` qualified(type($fp)))? (`pre_quant` $preQuantScalar^ `:` type($preQuantScalar))? `)` `outs` `(` "
+            "$dst `:` qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Insert src sub-tile into dst at (indexRow, indexCol) (tilebuf, DPS)",
+    ),
+    OpDef(
+        "tgatherb",
+        (Operand("src", DPS), Operand("offsets", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $offsets `:` qualified(type($src)) `,` type($offsets) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Gather elements using byte offsets (tilebuf, DPS)",
+    ),
+    OpDef(
+        "tlrelu",
+        (Operand("src", DPS), Operand("slope", "f32"), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $slope `:` qualified(type($src)) `,` type($slope) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="Leaky ReLU with a scalar slope (tilebuf, DPS)",
+    ),
+    OpDef(
+        "tnot",
+        (Operand("src", DPS), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TNOT: Elementwise bitwise NOT of a tile",
+    ),
+    OpDef(
+        "tor",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TOR: Elementwise bitwise OR of two tiles",
+    ),
+    OpDef(
+        "tors",
+        (Operand("src", DPS), Operand("scalar", INT), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TORS: Elementwise bitwise OR of a tile and a scalar",
+    ),
+    OpDef(
+        "tpartadd",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TPARTADD: Partial elementwise add with implementation-defined handling of mismatched valid regions",
+    ),
+    OpDef(
+        "tpartmax",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Partial elementwise max with implementation-defined handling of mismatched valid regions",
+    ),
+    OpDef(
+        "tpartmin",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Partial elementwise min with implementation-defined handling of mismatched valid regions",
+    ),
+    OpDef(
+        "tpartargmax",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("src0Idx", DPS), Operand("src1Idx", DPS), Operand("dst", DPS), Operand("dstIdx", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `,` $src0Idx `,` $src1Idx `:` qualified(type($src0)) `,` qualified(type($src1)) `,` "
+            "qualified(type($src0Idx)) `,` qualified(type($src1Idx)) `)` `outs` `(` $dst `,` $dstIdx `:` "
+            "qualified(type($dst)) `,` qualified(type($dstIdx)) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Partial elementwise max with value and index tiles",
+    ),
+    OpDef(
+        "tpartargmin",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("src0Idx", DPS), Operand("src1Idx", DPS), Operand("dst", DPS), Operand("dstIdx", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `,` $src0Idx `,` $src1Idx `:` qualified(type($src0)) `,` qualified(type($src1)) `,` "
+            "qualified(type($src0Idx)) `,` qualified(type($src1Idx)) `)` `outs` `(` $dst `,` $dstIdx `:` "
+            "qualified(type($dst)) `,` qualified(type($dstIdx)) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Partial elementwise min with value and index tiles",
+    ),
+    OpDef(
+        "tpartmul",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="Partial elementwise mul with implementation-defined handling of mismatched valid regions",
+    ),
+    OpDef(
+        "tprelu",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
+        tier="syntax",
+        summary="TPRELU: Elementwise PReLU (parametric ReLU) with a per-element slope tile",
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+    ),
+    OpDef(
+        "tquant",
+        (Operand("src", DPS), Operand("fp", DPS), Operand("offset", DPS, "optional"), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        attributes=(Attribute("quant_type", ANY_ATTR),),
+        tier="syntax",
+        summary="TQUANT: Quantize a tile using a scaling (fp) tile",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tquant.mx",
+        (Operand("src", DPS), Operand("dst", DPS), Operand("exp", DPS), Operand("max", DPS), Operand("scaling", DPS), Operand("exp_zz", DPS, "optional")),
+        attributes=(
+            Attribute("quant_type", ANY_ATTR),
+            Attribute("quantScaleAlg", ANY_ATTR),
+            Attribute("storeMode", ANY_ATTR),
+            Attribute("grpAxis", _enum("mx_group_axis"), "#pto<mx_group_axis axis1>"),
+            Attribute("interleave", BOOL, "false"),
+        ),
+        tier="syntax",
+        summary="TQUANT MX: Quantize a vec tile into MXFP8/MXFP4 and materialize exp/max/scaling tiles",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tdequant",
+        (Operand("src", DPS), Operand("scale", DPS), Operand("offset", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src `,` $scale `,` $offset `:` qualified(type($src)) `,` qualified(type($scale)) `,` "
+            "qualified(type($offset)) `)` `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TDEQUANT: Dequantize an integer tile using per-row scale and offset tiles",
+    ),
+    OpDef(
+        "trem",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        attributes=(Attribute("precisionType", _enum("rem_precision"), "#pto<rem_precision default>"),),
+        tier="syntax",
+        summary="TREM: Elementwise remainder of two tiles",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trems",
+        (Operand("src", DPS), Operand("scalar", SCALAR), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src", "scalar"]),),
+        tier="syntax",
+        summary="TREMS: Elementwise remainder with a scalar",
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+    ),
+    OpDef(
+        "trowexpandexpdif",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWEXPANDEXPDIF: Row-wise broadcast expdif with per-row scalar vector",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trowexpandmax",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWEXPANDMAX: Row-wise broadcast max with per-row scalar vector",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trowexpandmin",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWEXPANDMIN: Row-wise broadcast min with per-row scalar vector",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trowargmax",
+        (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWARGMAX: Reduce each row to the column index of the maximum element",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trowargmin",
+        (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWARGMIN: Reduce each row to the column index of the minimum element",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "trowprod",
+        (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TROWPROD: Reduce each row by multiplying across columns",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tscatter",
+        (Operand("src", DPS), Operand("dst", DPS), Operand("indexes", DPS, "optional")),
+        attributes=(Attribute("axis", STRING), Attribute("maskPattern", _enum("mask_pattern"))),
+        tier="syntax",
+        summary="TSCATTER: Scatter elements of a source tile into a destination tile using indices or a mask pattern",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tsel",
+        (Operand("mask", DPS), Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["mask", "src0", "src1"]),),
+        tier="syntax",
+        summary="TSEL: Select between two tiles using a mask tile (per-element selection)",
+        # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+    ),
+    OpDef(
+        "tsels",
+        (Operand("mask", DPS), Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("scalar", SCALAR), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TSELS: Select one of two source tiles using a scalar selectMode (global select)",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "tshl",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TSHL: Elementwise shift-left of two tiles",
+    ),
+    OpDef(
+        "tshr",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
+            "qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TSHR: Elementwise shift-right of two tiles",
+    ),
+    OpDef(
+        "tshls",
+        (Operand("src", DPS), Operand("scalar", INT), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TSHLS: Elementwise shift-left of a tile by a scalar (shift count)",
+    ),
+    OpDef(
+        "tshrs",
+        (Operand("src", DPS), Operand("scalar", INT), Operand("dst", DPS)),
+        formats=("`ins` `(` $src `,` $scalar `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",),
+        tier="syntax",
+        summary="TSHRS: Elementwise shift-right of a tile by a scalar (shift count)",
+    ),
+    OpDef(
+        "tsubc",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("src2", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $src1 `,` $src2 `:` qualified(type($src0)) `,` qualified(type($src1)) `,` "
+            "qualified(type($src2)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TSUBC: Elementwise ternary op: src0 - src1 + src2",
+    ),
+    OpDef(
+        "tsubsc",
+        (Operand("src0", DPS), Operand("scalar", SCALAR), Operand("src1", DPS), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $src0 `,` $scalar `,` $src1 `:` qualified(type($src0)) `,` type($scalar) `,` qualified(type($src1)) "
+            "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
+        ),
+        tier="syntax",
+        summary="TSUBSC: Elementwise fused op: src0 - scalar + src1",
+    ),
+    OpDef(
+        "txors",
+        (Operand("src", DPS), Operand("scalar", INT), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TXORS: Elementwise bitwise XOR of a tile and a scalar",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+    ),
+    OpDef(
+        "txor",
+        (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        tier="syntax",
+        summary="TXOR: Elementwise bitwise XOR of two tiles",
+        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
     ),
 )
 

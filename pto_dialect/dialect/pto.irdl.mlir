@@ -98,6 +98,32 @@ irdl.dialect @pto {
     irdl.parameters(shape: %array, dtype: %dtype)
   }
 
+  // !pto.pipe in ptoas syntax (syntax tier)
+  irdl.type @pipe_handle {
+    irdl.parameters()
+  }
+
+  // !pto.async_session in ptoas syntax (syntax tier)
+  irdl.type @async_session {
+    irdl.parameters()
+  }
+
+  // !pto.async_event in ptoas syntax (syntax tier)
+  irdl.type @async_event {
+    irdl.parameters()
+  }
+
+  // !pto.prefetch_async_context in ptoas syntax (syntax tier)
+  irdl.type @prefetch_async_context {
+    irdl.parameters()
+  }
+
+  // !pto.eventid_array<N : i64> (syntax tier)
+  irdl.type @eventid_array {
+    %size = irdl.base "#builtin.integer"
+    irdl.parameters(size: %size)
+  }
+
   // !pto.low_precision<NAME>: ptoas's !pto.hif8, !pto.f8E8M0, !pto.f4E1M2x2, !pto.f4E2M1x2, !pto.hif8x2, !pto.bf16x2
   irdl.type @low_precision {
     %is__hif8_ = irdl.is "hif8"
@@ -1398,5 +1424,1403 @@ irdl.dialect @pto {
     %dps__ = irdl.any
     %dps___ = irdl.any
     irdl.operands(src: %dps, idx: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.castptr: Cast between integer and !pto.ptr, or between !pto.ptr types
+  irdl.operation @castptr {
+    %any = irdl.any
+    %any_ = irdl.any
+    irdl.operands(input: %any)
+    irdl.results(result: %any_)
+  }
+
+  // pto.get_tensor_view_dim: Get the size of a dimension of a tensor_view
+  irdl.operation @get_tensor_view_dim {
+    %any = irdl.any
+    %is_index = irdl.is index
+    irdl.operands(tensor_view: %any, dim_index: %is_index)
+    irdl.results(result: %is_index)
+  }
+
+  // pto.get_tensor_view_stride: Get the stride of a dimension of a tensor_view
+  irdl.operation @get_tensor_view_stride {
+    %any = irdl.any
+    %is_index = irdl.is index
+    irdl.operands(tensor_view: %any, dim_index: %is_index)
+    irdl.results(result: %is_index)
+  }
+
+  // pto.get_validshape: Read runtime valid row/col metadata from a tile
+  irdl.operation @get_validshape {
+    %base_tile_buf = irdl.base @pto::@tile_buf
+    %is_index = irdl.is index
+    irdl.operands(source: %base_tile_buf)
+    irdl.results(valid_row: %is_index, valid_col: %is_index)
+  }
+
+  // pto.bitcast: SSA dtype reinterpretation of a tile buffer view (aliases src storage)
+  irdl.operation @bitcast {
+    %base_tile_buf = irdl.base @pto::@tile_buf
+    %base_tile_buf_ = irdl.base @pto::@tile_buf
+    irdl.operands(src: %base_tile_buf)
+    irdl.results(result: %base_tile_buf_)
+  }
+
+  // pto.tprefetch: Prefetch global data into a local tile buffer
+  irdl.operation @tprefetch {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_)
+  }
+
+  // pto.make_prefetch_async_context: Build a PrefetchAsyncContext from GM workspace
+  irdl.operation @make_prefetch_async_context {
+    %base_ptr = irdl.base @pto::@ptr
+    %base_prefetch_async_context = irdl.base @pto::@prefetch_async_context
+    irdl.operands(workspace: %base_ptr)
+    irdl.results(ctx: %base_prefetch_async_context)
+  }
+
+  // pto.get_prefetch_async_session: Project session from a PrefetchAsyncContext
+  irdl.operation @get_prefetch_async_session {
+    %base_prefetch_async_context = irdl.base @pto::@prefetch_async_context
+    %base_async_session = irdl.base @pto::@async_session
+    irdl.operands(ctx: %base_prefetch_async_context)
+    irdl.results(session: %base_async_session)
+  }
+
+  // pto.tprefetch_async: Asynchronously prefetch global data into L2 cache via SDMA CMO
+  irdl.operation @tprefetch_async {
+    %dps = irdl.any
+    %base_prefetch_async_context = irdl.base @pto::@prefetch_async_context
+    %base_async_event = irdl.base @pto::@async_event
+    irdl.operands(src: %dps, ctx: %base_prefetch_async_context)
+    irdl.results(event: %base_async_event)
+  }
+
+  // pto.tmatmul.bias: Matmul with bias add (tile world, ins/outs)
+  irdl.operation @tmatmul_bias {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, b: %dps_, bias: %dps__, dst: %dps___)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tmatmul.mx: Matmul mx (tile world, ins/outs)
+  irdl.operation @tmatmul_mx {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, a_scale: %dps_, b: %dps__, b_scale: %dps___, dst: %dps____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tmatmul.mx.acc: Matmul mx accumulate (tile world, ins/outs)
+  irdl.operation @tmatmul_mx_acc {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    %any = irdl.any
+    irdl.operands(c_in: %dps, a: %dps_, a_scale: %dps__, b: %dps___, b_scale: %dps____, dst: %dps_____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tmatmul.mx.bias: Matmul mx with bias (tile world, ins/outs)
+  irdl.operation @tmatmul_mx_bias {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, a_scale: %dps_, b: %dps__, b_scale: %dps___, bias: %dps____, dst: %dps_____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv: PTO matrix-vector multiplication operation (optional bias), destination-style (DPS) in tile world
+  irdl.operation @tgemv {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %any = irdl.any
+    irdl.operands(lhs: %dps, rhs: %dps_, dst: %dps__)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv.acc: PTO matrix-vector multiplication accumulate operation, destination-style (DPS, no bias)
+  irdl.operation @tgemv_acc {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %any = irdl.any
+    irdl.operands(acc_in: %dps, lhs: %dps_, rhs: %dps__, dst: %dps___)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv.bias: GEMV with bias add (tile world, ins/outs)
+  irdl.operation @tgemv_bias {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, b: %dps_, bias: %dps__, dst: %dps___)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv.mx: Mixed-precision GEMV with scale tiles (tile world, ins/outs)
+  irdl.operation @tgemv_mx {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, a_scale: %dps_, b: %dps__, b_scale: %dps___, dst: %dps____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv.mx.acc: Mixed-precision GEMV accumulate with scale tiles (tile world, ins/outs)
+  irdl.operation @tgemv_mx_acc {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    %any = irdl.any
+    irdl.operands(c_in: %dps, a: %dps_, a_scale: %dps__, b: %dps___, b_scale: %dps____, dst: %dps_____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.tgemv.mx.bias: Mixed-precision GEMV with bias and scale tiles (tile world, ins/outs)
+  irdl.operation @tgemv_mx_bias {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    %any = irdl.any
+    irdl.operands(a: %dps, a_scale: %dps_, b: %dps__, b_scale: %dps___, bias: %dps____, dst: %dps_____)
+    irdl.results(result: optional %any)
+  }
+
+  // pto.get_block_idx: Get the current block index (core ID)
+  irdl.operation @get_block_idx {
+    %is_i64 = irdl.is i64
+    irdl.results(result: %is_i64)
+  }
+
+  // pto.get_subblock_idx: Get the current vector core ID
+  irdl.operation @get_subblock_idx {
+    %is_i64 = irdl.is i64
+    irdl.results(result: %is_i64)
+  }
+
+  // pto.get_block_num: Get the total number of blocks (cores)
+  irdl.operation @get_block_num {
+    %is_i64 = irdl.is i64
+    irdl.results(result: %is_i64)
+  }
+
+  // pto.get_subblock_num: Get the number of vector cores
+  irdl.operation @get_subblock_num {
+    %is_i64 = irdl.is i64
+    irdl.results(result: %is_i64)
+  }
+
+  // pto.record_event: Record an event for synchronization (High Level)
+  irdl.operation @record_event {
+  }
+
+  // pto.wait_event: Wait for an event (High Level)
+  irdl.operation @wait_event {
+  }
+
+  // pto.barrier_sync: High-level barrier mapped from SyncOpType to PIPE
+  irdl.operation @barrier_sync {
+  }
+
+  // pto.section.cube: section.cube
+  irdl.operation @section_cube {
+  }
+
+  // pto.section.vector: section.vector
+  irdl.operation @section_vector {
+  }
+
+  // pto.section.simt: Container for inline SIMT code
+  irdl.operation @section_simt {
+  }
+
+  // pto.fusion_region: Structured region container for one scheduled tile fusion group
+  irdl.operation @fusion_region {
+    %any = irdl.any
+    irdl.results(outputs: variadic %any)
+  }
+
+  // pto.yield: Terminate a pto.fusion_region and return its visible outputs
+  irdl.operation @yield {
+    %any = irdl.any
+    irdl.operands(values: variadic %any)
+  }
+
+  // pto.talloc_to_aiv: Frontend C2V producer alloc of a GlobalTensor FIFO entry
+  irdl.operation @talloc_to_aiv {
+    %base_tensor_view = irdl.base @pto::@tensor_view
+    irdl.results(entry: %base_tensor_view)
+  }
+
+  // pto.talloc_to_aic: Frontend V2C producer alloc of a GlobalTensor FIFO entry
+  irdl.operation @talloc_to_aic {
+    %base_tensor_view = irdl.base @pto::@tensor_view
+    irdl.results(entry: %base_tensor_view)
+  }
+
+  // pto.set_quant_scalar: Set scalar quantization parameters for fixpipe producer
+  irdl.operation @set_quant_scalar {
+    %is_f32 = irdl.is f32
+    irdl.operands(scale: %is_f32)
+  }
+
+  // pto.set_quant_vector: Set vector quantization parameters for fixpipe producer
+  irdl.operation @set_quant_vector {
+    %entry = irdl.any
+    irdl.operands(scaling_tile: %entry)
+  }
+
+  // pto.comm.build_async_session: Build an async DMA session handle for TPUT_ASYNC/TGET_ASYNC
+  irdl.operation @comm_build_async_session {
+    %base_tile_buf = irdl.base @pto::@tile_buf
+    %base_ptr = irdl.base @pto::@ptr
+    %base_async_session = irdl.base @pto::@async_session
+    irdl.operands(scratch: %base_tile_buf, workspace: %base_ptr)
+    irdl.results(session: %base_async_session)
+  }
+
+  // pto.comm.tput_async: Asynchronous remote write from local GM to remote GM
+  irdl.operation @comm_tput_async {
+    %any = irdl.any
+    %any_ = irdl.any
+    %base_async_session = irdl.base @pto::@async_session
+    %base_async_event = irdl.base @pto::@async_event
+    irdl.operands(dst: %any, src: %any_, session: %base_async_session)
+    irdl.results(event: %base_async_event)
+  }
+
+  // pto.comm.tget_async: Asynchronous remote read from remote GM to local GM
+  irdl.operation @comm_tget_async {
+    %any = irdl.any
+    %any_ = irdl.any
+    %base_async_session = irdl.base @pto::@async_session
+    %base_async_event = irdl.base @pto::@async_event
+    irdl.operands(dst: %any, src: %any_, session: %base_async_session)
+    irdl.results(event: %base_async_event)
+  }
+
+  // pto.comm.wait_async_event: Block until an async DMA event completes
+  irdl.operation @comm_wait_async_event {
+    %base_async_event = irdl.base @pto::@async_event
+    %base_async_session = irdl.base @pto::@async_session
+    %is_i1 = irdl.is i1
+    irdl.operands(event: %base_async_event, session: %base_async_session)
+    irdl.results(completed: %is_i1)
+  }
+
+  // pto.comm.test_async_event: Non-blocking completion test for an async DMA event
+  irdl.operation @comm_test_async_event {
+    %base_async_event = irdl.base @pto::@async_event
+    %base_async_session = irdl.base @pto::@async_session
+    %is_i1 = irdl.is i1
+    irdl.operands(event: %base_async_event, session: %base_async_session)
+    irdl.results(completed: %is_i1)
+  }
+
+  // pto.comm.tget: Synchronous remote read from remote GM to local GM
+  irdl.operation @comm_tget {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %any___ = irdl.any
+    irdl.operands(dst: %any, src: %any_, ping: %any__, pong: optional %any___)
+  }
+
+  // pto.comm.ttest: Non-blocking signal comparison test
+  irdl.operation @comm_ttest {
+    %any = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    irdl.operands(signal: %any, cmp_value: %int)
+    irdl.results(result: %is_i1)
+  }
+
+  // pto.comm.tbroadcast: Broadcast local GM data to all group members
+  irdl.operation @comm_tbroadcast {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %any___ = irdl.any
+    irdl.operands(src: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+  }
+
+  // pto.comm.tgather: Gather remote GM data from a communication group
+  irdl.operation @comm_tgather {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %any___ = irdl.any
+    irdl.operands(dst: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+  }
+
+  // pto.comm.tscatter: Scatter local GM data to a communication group
+  irdl.operation @comm_tscatter {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %any___ = irdl.any
+    irdl.operands(src: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+  }
+
+  // pto.comm.treduce: Reduce remote GM data from a communication group
+  irdl.operation @comm_treduce {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %any___ = irdl.any
+    %any____ = irdl.any
+    irdl.operands(dst: %any, acc: %any_, recv_ping: %any__, recv_pong: optional %any___, group: variadic %any____)
+  }
+
+  // pto.initialize_l2g2l_pipe: Initialize a local-to-global-to-local pipe handle
+  irdl.operation @initialize_l2g2l_pipe {
+    %any = irdl.any
+    %any_ = irdl.any
+    %any__ = irdl.any
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    irdl.operands(gm_addr: %any, local_addr: optional %any_, peer_local_addr: optional %any__)
+    irdl.results(pipe: %base_pipe_handle)
+  }
+
+  // pto.initialize_l2l_pipe: Initialize a local-to-local pipe handle
+  irdl.operation @initialize_l2l_pipe {
+    %any = irdl.any
+    %any_ = irdl.any
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    irdl.operands(local_addr: %any, peer_local_addr: optional %any_)
+    irdl.results(pipe: %base_pipe_handle)
+  }
+
+  // pto.tpush: Push tile data through a unified pipe handle
+  irdl.operation @tpush {
+    %entry = irdl.any
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %is_i64 = irdl.is i64
+    irdl.operands(tile: %entry, pipe_handle: %base_pipe_handle, aiv_subblockid: optional %is_i64)
+  }
+
+  // pto.declare_tile: Declare a tile value whose address will be assigned later
+  irdl.operation @declare_tile {
+    %dps = irdl.any
+    irdl.results(tile: %dps)
+  }
+
+  // pto.declare_global: Declare a GlobalTensor descriptor whose address is assigned later
+  irdl.operation @declare_global {
+    %base_tensor_view = irdl.base @pto::@tensor_view
+    irdl.results(entry: %base_tensor_view)
+  }
+
+  // pto.talloc: Bind a declared GlobalTensor descriptor to the next producer FIFO slot
+  irdl.operation @talloc {
+    %base_tensor_view = irdl.base @pto::@tensor_view
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    irdl.operands(entry: %base_tensor_view, pipe_handle: %base_pipe_handle)
+  }
+
+  // pto.tassign: Rebind a declared tile handle to a runtime address
+  irdl.operation @tassign {
+    %dps = irdl.any
+    %is_i64 = irdl.is i64
+    %dps_ = irdl.any
+    irdl.operands(tile: %dps, addr: %is_i64)
+    irdl.results(result: %dps_)
+  }
+
+  // pto.declare_eventid_array: Declare a manual-only local event-id array
+  irdl.operation @declare_eventid_array {
+    %base_eventid_array = irdl.base @pto::@eventid_array
+    irdl.results(array: %base_eventid_array)
+  }
+
+  // pto.eventid_array_get: Read one element from a manual event-id array
+  irdl.operation @eventid_array_get {
+    %base_eventid_array = irdl.base @pto::@eventid_array
+    %is_index = irdl.is index
+    irdl.operands(array: %base_eventid_array, index: %is_index)
+    irdl.results(result: %is_index)
+  }
+
+  // pto.eventid_array_set: Write one element into a manual event-id array
+  irdl.operation @eventid_array_set {
+    %base_eventid_array = irdl.base @pto::@eventid_array
+    %is_index = irdl.is index
+    irdl.operands(array: %base_eventid_array, index: %is_index, value: %is_index)
+  }
+
+  // pto.declare_struct: Declare a stack-local heterogeneous aggregate
+  irdl.operation @declare_struct {
+    %any = irdl.any
+    irdl.results(s: %any)
+  }
+
+  // pto.struct_get: Read a field from a stack-local struct by constant path
+  irdl.operation @struct_get {
+    %any = irdl.any
+    %any_ = irdl.any
+    irdl.operands(s: %any)
+    irdl.results(value: %any_)
+  }
+
+  // pto.struct_set: Write a field into a stack-local struct by constant path
+  irdl.operation @struct_set {
+    %any = irdl.any
+    %any_ = irdl.any
+    irdl.operands(s: %any, value: %any_)
+  }
+
+  // pto.tpop: Bind a declared consumer tile to the next FIFO slot
+  irdl.operation @tpop {
+    %entry = irdl.any
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %is_i64 = irdl.is i64
+    irdl.operands(tile: %entry, pipe_handle: %base_pipe_handle, aiv_subblockid: optional %is_i64)
+  }
+
+  // pto.tfree: Release the current consumer slot for a pipe
+  irdl.operation @tfree {
+    %entry = irdl.any
+    %base_pipe_handle = irdl.base @pto::@pipe_handle
+    irdl.operands(entry: optional %entry, pipe_handle: %base_pipe_handle)
+  }
+
+  // pto.set_flag: Set synchronization flag between pipes
+  irdl.operation @set_flag {
+  }
+
+  // pto.wait_flag: Wait for synchronization flag
+  irdl.operation @wait_flag {
+  }
+
+  // pto.set_flag_dyn: Set synchronization flag between pipes (dynamic event id)
+  irdl.operation @set_flag_dyn {
+    %is_index = irdl.is index
+    irdl.operands(event_id: %is_index)
+  }
+
+  // pto.wait_flag_dyn: Wait for synchronization flag (dynamic event id)
+  irdl.operation @wait_flag_dyn {
+    %is_index = irdl.is index
+    irdl.operands(event_id: %is_index)
+  }
+
+  // pto.get_buf: Acquire a buffer-id token for a sync op type (A5)
+  irdl.operation @get_buf {
+  }
+
+  // pto.get_buf_dyn: Acquire a buffer-id token (dynamic buf-id)
+  irdl.operation @get_buf_dyn {
+    %is_index = irdl.is index
+    irdl.operands(buf_id: %is_index)
+  }
+
+  // pto.rls_buf: Release a buffer-id token for a sync op type (A5)
+  irdl.operation @rls_buf {
+  }
+
+  // pto.rls_buf_dyn: Release a buffer-id token (dynamic buf-id)
+  irdl.operation @rls_buf_dyn {
+    %is_index = irdl.is index
+    irdl.operands(buf_id: %is_index)
+  }
+
+  // pto.sync.set: Set a synchronization signal (trigger) between cube and vector
+  irdl.operation @sync_set {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.sync.wait: Wait for a synchronization signal (barrier) between cube and vector
+  irdl.operation @sync_wait {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.set_cross_block: Signal a cross-block synchronization flag
+  irdl.operation @set_cross_block {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.wait_cross_block: Wait for a cross-block synchronization flag
+  irdl.operation @wait_cross_block {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.set_intra_block: Signal an intra-block synchronization flag
+  irdl.operation @set_intra_block {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.wait_intra_block: Wait for an intra-block synchronization flag
+  irdl.operation @wait_intra_block {
+    %is_index = irdl.is index
+    irdl.operands(event_id_dyn: optional %is_index)
+  }
+
+  // pto.tsync: Direct TSYNC mapping (variadic operands)
+  irdl.operation @tsync {
+    %dps = irdl.any
+    irdl.operands(events: variadic %dps)
+  }
+
+  // pto.tile_valid_rows: Extract valid row count from a tile_buf
+  irdl.operation @tile_valid_rows {
+    %base_tile_buf = irdl.base @pto::@tile_buf
+    %is_index = irdl.is index
+    irdl.operands(src: %base_tile_buf)
+    irdl.results(result: %is_index)
+  }
+
+  // pto.tile_valid_cols: Extract valid column count from a tile_buf
+  irdl.operation @tile_valid_cols {
+    %base_tile_buf = irdl.base @pto::@tile_buf
+    %is_index = irdl.is index
+    irdl.operands(src: %base_tile_buf)
+    irdl.results(result: %is_index)
+  }
+
+  // pto.set_ffts: Set FFTS/flags pointer for runtime (side-effecting)
+  irdl.operation @set_ffts {
+    %base_ptr = irdl.base @pto::@ptr
+    irdl.operands(ffts: %base_ptr)
+  }
+
+  // pto.print: Print debug: format string (attribute) and scalar value
+  irdl.operation @print {
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    irdl.operands(scalar: %scalar)
+  }
+
+  // pto.trap: Trap: abort execution (no operands)
+  irdl.operation @trap {
+  }
+
+  // pto.mgather: Gather-load elements from memory into a tile using per-element indices (tile world, ins/outs)
+  irdl.operation @mgather {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(mem: %dps, idx: %dps_, dst: %dps__, scratch: optional %dps___)
+  }
+
+  // pto.thistogram: THISTOGRAM: accumulate per-row 256-bin histograms
+  irdl.operation @thistogram {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, idx: %dps_, dst: %dps__)
+  }
+
+  // pto.tget_scale_addr: Bind a scaling tile to the scaled address of a source tile
+  irdl.operation @tget_scale_addr {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_)
+  }
+
+  // pto.mscatter: Scatter-store elements from a tile into memory using per-element indices (tile world, ins/outs)
+  irdl.operation @mscatter {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, idx: %dps_, mem: %dps__)
+  }
+
+  // pto.taddrelu: Fused elementwise add + ReLU of two tiles
+  irdl.operation @taddrelu {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.taddc: Elementwise ternary add of tiles
+  irdl.operation @taddc {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, src2: %dps__, dst: %dps___)
+  }
+
+  // pto.taxpy: TAXPY: dst += src * scalar
+  irdl.operation @taxpy {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %scalar, dst: %dps_)
+  }
+
+  // pto.taddsc: dst = src0 + scalar + src1
+  irdl.operation @taddsc {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, scalar: %scalar, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tand: TAND(dst, src0, src1) bitwise-and on tiles
+  irdl.operation @tand {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tconcatidx: TCONCAT (indexed): Concatenate two tiles along the column dimension with per-row index control
+  irdl.operation @tconcatidx {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, src0_idx: %dps__, src1_idx: %dps___, dst: %dps____)
+  }
+
+  // pto.tands: TANDS(dst, src, scalar) bitwise-and tile with scalar
+  irdl.operation @tands {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %int, dst: %dps_)
+  }
+
+  // pto.ttri: Generate a lower/upper triangular mask tile
+  irdl.operation @ttri {
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps = irdl.any
+    irdl.operands(diagonal: %int, dst: %dps)
+  }
+
+  // pto.tcmp: Compare two tiles and write a packed predicate mask
+  irdl.operation @tcmp {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tcmps: Compare scalar value against a tile and write a packed predicate mask
+  irdl.operation @tcmps {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %scalar, dst: %dps_)
+  }
+
+  // pto.tcolexpanddiv: Column-wise broadcast divide: divide each element of src0 by a per-column scalar vector src1
+  irdl.operation @tcolexpanddiv {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tcolexpandsub: Column-wise broadcast subtract: subtract a per-column scalar vector src1 from src0
+  irdl.operation @tcolexpandsub {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tcolexpandmax: Column-wise broadcast max: take max(src0, src1) using a per-column scalar vector src1
+  irdl.operation @tcolexpandmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tcolexpandmin: Column-wise broadcast min: take min(src0, src1) using a per-column scalar vector src1
+  irdl.operation @tcolexpandmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tcolargmax: Reduce each column to the row index of the maximum element
+  irdl.operation @tcolargmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.tcolmin: Reduce each column by taking the minimum across rows
+  irdl.operation @tcolmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_)
+  }
+
+  // pto.tcolargmin: Reduce each column to the row index of the minimum element
+  irdl.operation @tcolargmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.tcolprod: Reduce each column by multiplying across rows
+  irdl.operation @tcolprod {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_)
+  }
+
+  // pto.trandom: Generate random values into dst tile using key/counter words
+  irdl.operation @trandom {
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %int_ = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %int__ = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %int___ = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %int____ = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %int_____ = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps = irdl.any
+    irdl.operands(key0: %int, key1: %int_, counter0: %int__, counter1: %int___, counter2: %int____, counter3: %int_____, dst: %dps)
+  }
+
+  // pto.tfmod: Elementwise fmod/remainder of two tiles (tilebuf, DPS)
+  irdl.operation @tfmod {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tfmods: Elementwise fmod/remainder with a scalar (tilebuf, DPS)
+  irdl.operation @tfmods {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %scalar, dst: %dps_)
+  }
+
+  // pto.tpow: TPOW: Elementwise power with both base and exponent as tiles
+  irdl.operation @tpow {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(base: %dps, exp: %dps_, dst: %dps__, tmp: optional %dps___)
+  }
+
+  // pto.tpows: TPOWS: Elementwise power with a scalar exponent
+  irdl.operation @tpows {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, scalar: %scalar, dst: %dps_, tmp: optional %dps__)
+  }
+
+  // pto.tinsert: Insert src sub-tile into dst at (indexRow, indexCol) (tilebuf, DPS)
+  irdl.operation @tinsert {
+    %dps = irdl.any
+    %is_index = irdl.is index
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %is_i64 = irdl.is i64
+    irdl.operands(src: %dps, index_row: %is_index, index_col: %is_index, dst: %dps_, fp: optional %dps__, pre_quant_scalar: optional %is_i64)
+  }
+
+  // pto.tgatherb: Gather elements using byte offsets (tilebuf, DPS)
+  irdl.operation @tgatherb {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, offsets: %dps_, dst: %dps__)
+  }
+
+  // pto.tlrelu: Leaky ReLU with a scalar slope (tilebuf, DPS)
+  irdl.operation @tlrelu {
+    %dps = irdl.any
+    %is_f32 = irdl.is f32
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, slope: %is_f32, dst: %dps_)
+  }
+
+  // pto.tnot: TNOT: Elementwise bitwise NOT of a tile
+  irdl.operation @tnot {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_)
+  }
+
+  // pto.tor: TOR: Elementwise bitwise OR of two tiles
+  irdl.operation @tor {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tors: TORS: Elementwise bitwise OR of a tile and a scalar
+  irdl.operation @tors {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %int, dst: %dps_)
+  }
+
+  // pto.tpartadd: TPARTADD: Partial elementwise add with implementation-defined handling of mismatched valid regions
+  irdl.operation @tpartadd {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tpartmax: Partial elementwise max with implementation-defined handling of mismatched valid regions
+  irdl.operation @tpartmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tpartmin: Partial elementwise min with implementation-defined handling of mismatched valid regions
+  irdl.operation @tpartmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tpartargmax: Partial elementwise max with value and index tiles
+  irdl.operation @tpartargmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, src0_idx: %dps__, src1_idx: %dps___, dst: %dps____, dst_idx: %dps_____)
+  }
+
+  // pto.tpartargmin: Partial elementwise min with value and index tiles
+  irdl.operation @tpartargmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, src0_idx: %dps__, src1_idx: %dps___, dst: %dps____, dst_idx: %dps_____)
+  }
+
+  // pto.tpartmul: Partial elementwise mul with implementation-defined handling of mismatched valid regions
+  irdl.operation @tpartmul {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tprelu: TPRELU: Elementwise PReLU (parametric ReLU) with a per-element slope tile
+  irdl.operation @tprelu {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.tquant: TQUANT: Quantize a tile using a scaling (fp) tile
+  irdl.operation @tquant {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    irdl.operands(src: %dps, fp: %dps_, offset: optional %dps__, tmp: optional %dps___, dst: %dps____)
+  }
+
+  // pto.tquant.mx: TQUANT MX: Quantize a vec tile into MXFP8/MXFP4 and materialize exp/max/scaling tiles
+  irdl.operation @tquant_mx {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    %dps_____ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_, exp: %dps__, max: %dps___, scaling: %dps____, exp_zz: optional %dps_____)
+  }
+
+  // pto.tdequant: TDEQUANT: Dequantize an integer tile using per-row scale and offset tiles
+  irdl.operation @tdequant {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src: %dps, scale: %dps_, offset: %dps__, dst: %dps___)
+  }
+
+  // pto.trem: TREM: Elementwise remainder of two tiles
+  irdl.operation @trem {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.trems: TREMS: Elementwise remainder with a scalar
+  irdl.operation @trems {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, scalar: %scalar, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.trowexpandexpdif: TROWEXPANDEXPDIF: Row-wise broadcast expdif with per-row scalar vector
+  irdl.operation @trowexpandexpdif {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.trowexpandmax: TROWEXPANDMAX: Row-wise broadcast max with per-row scalar vector
+  irdl.operation @trowexpandmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.trowexpandmin: TROWEXPANDMIN: Row-wise broadcast min with per-row scalar vector
+  irdl.operation @trowexpandmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
+  }
+
+  // pto.trowargmax: TROWARGMAX: Reduce each row to the column index of the maximum element
+  irdl.operation @trowargmax {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.trowargmin: TROWARGMIN: Reduce each row to the column index of the minimum element
+  irdl.operation @trowargmin {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.trowprod: TROWPROD: Reduce each row by multiplying across columns
+  irdl.operation @trowprod {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.tscatter: TSCATTER: Scatter elements of a source tile into a destination tile using indices or a mask pattern
+  irdl.operation @tscatter {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, dst: %dps_, indexes: optional %dps__)
+  }
+
+  // pto.tsel: TSEL: Select between two tiles using a mask tile (per-element selection)
+  irdl.operation @tsel {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    %dps____ = irdl.any
+    irdl.operands(mask: %dps, src0: %dps_, src1: %dps__, tmp: optional %dps___, dst: %dps____)
+  }
+
+  // pto.tsels: TSELS: Select one of two source tiles using a scalar selectMode (global select)
+  irdl.operation @tsels {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps___ = irdl.any
+    irdl.operands(mask: %dps, src: %dps_, tmp: optional %dps__, scalar: %scalar, dst: %dps___)
+  }
+
+  // pto.tshl: TSHL: Elementwise shift-left of two tiles
+  irdl.operation @tshl {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tshr: TSHR: Elementwise shift-right of two tiles
+  irdl.operation @tshr {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.tshls: TSHLS: Elementwise shift-left of a tile by a scalar (shift count)
+  irdl.operation @tshls {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %int, dst: %dps_)
+  }
+
+  // pto.tshrs: TSHRS: Elementwise shift-right of a tile by a scalar (shift count)
+  irdl.operation @tshrs {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps_ = irdl.any
+    irdl.operands(src: %dps, scalar: %int, dst: %dps_)
+  }
+
+  // pto.tsubc: TSUBC: Elementwise ternary op: src0 - src1 + src2
+  irdl.operation @tsubc {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, src2: %dps__, dst: %dps___)
+  }
+
+  // pto.tsubsc: TSUBSC: Elementwise fused op: src0 - scalar + src1
+  irdl.operation @tsubsc {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %is_index = irdl.is index
+    %is_f16 = irdl.is f16
+    %is_bf16 = irdl.is bf16
+    %is_f32 = irdl.is f32
+    %is_f64 = irdl.is f64
+    %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src0: %dps, scalar: %scalar, src1: %dps_, dst: %dps__)
+  }
+
+  // pto.txors: TXORS: Elementwise bitwise XOR of a tile and a scalar
+  irdl.operation @txors {
+    %dps = irdl.any
+    %is_i1 = irdl.is i1
+    %is_i8 = irdl.is i8
+    %is_si8 = irdl.is si8
+    %is_ui8 = irdl.is ui8
+    %is_i16 = irdl.is i16
+    %is_si16 = irdl.is si16
+    %is_ui16 = irdl.is ui16
+    %is_i32 = irdl.is i32
+    %is_si32 = irdl.is si32
+    %is_ui32 = irdl.is ui32
+    %is_i64 = irdl.is i64
+    %is_si64 = irdl.is si64
+    %is_ui64 = irdl.is ui64
+    %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    irdl.operands(src: %dps, scalar: %int, tmp: optional %dps_, dst: %dps__)
+  }
+
+  // pto.txor: TXOR: Elementwise bitwise XOR of two tiles
+  irdl.operation @txor {
+    %dps = irdl.any
+    %dps_ = irdl.any
+    %dps__ = irdl.any
+    %dps___ = irdl.any
+    irdl.operands(src0: %dps, src1: %dps_, tmp: optional %dps__, dst: %dps___)
   }
 }

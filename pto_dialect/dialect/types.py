@@ -317,7 +317,42 @@ class ElementType(_TypeView):
         return f'!pto.low_precision<"{self.name}">'
 
 
-PtoType = TileBufType | MultiTileBufType | PtrType | ViewType | LocalArrayType | ElementType
+@dataclass(frozen=True)
+class HandleType(_TypeView):
+    """A pto type without parameters (syntax tier): `!pto.pipe`,
+    `!pto.async_session`, `!pto.async_event`, `!pto.prefetch_async_context`
+    (PTOAS include/PTO/IR/PTOTypeDefs.td). Spelled the same in both forms but for
+    `!pto.pipe`, generic `!pto.pipe_handle`: IRDL's types and attributes share
+    one namespace, and `pipe` is the attribute `#pto.pipe<...>`."""
+
+    name: str
+
+    def ptoas(self) -> str:
+        return f"!pto.{self.name}"
+
+    def generic(self) -> str:
+        return f"!pto.{HANDLE_GENERIC_NAMES[self.name]}"
+
+
+@dataclass(frozen=True)
+class EventIdArrayType(_TypeView):
+    """`!pto.eventid_array<N>`: N event ids (syntax tier; PTOAS
+    include/PTO/IR/PTOTypeDefs.td, EventIdArrayType). Its generic spelling
+    carries N as an integer attribute, `!pto.eventid_array<N : i64>`."""
+
+    size: int
+
+    def ptoas(self) -> str:
+        return f"!pto.eventid_array<{self.size}>"
+
+    def generic(self) -> str:
+        return f"!pto.eventid_array<{self.size} : i64>"
+
+
+HANDLE_TYPES = ("pipe", "async_session", "async_event", "prefetch_async_context")
+HANDLE_GENERIC_NAMES = {name: "pipe_handle" if name == "pipe" else name for name in HANDLE_TYPES}
+
+PtoType = TileBufType | MultiTileBufType | PtrType | ViewType | LocalArrayType | ElementType | HandleType | EventIdArrayType
 
 
 # --- the ptoas spelling ------------------------------------------------------------
@@ -582,6 +617,8 @@ def parse_ptoas_type(text: str, pos: int = 0, aliases: dict | None = None) -> tu
     r.aliases = aliases or {}
     if name in PTO_ELEMENT_TYPES and r.peek() != "<":
         return ElementType(name), m.end()
+    if name in HANDLE_TYPES and r.peek() != "<":
+        return HandleType(name), m.end()
     if name not in _PARSERS:
         raise TypeSyntaxError(f"unknown pto type '!pto.{name}'", pos)
     r.expect("<")
@@ -664,7 +701,17 @@ def _parse_local_array(r: _Reader, start: int) -> LocalArrayType:
     return LocalArrayType(shape, r.element_type())
 
 
+def _parse_eventid_array(r: _Reader, start: int) -> EventIdArrayType:
+    r.skip()
+    m = re.compile(r"\d+").match(r.text, r.pos)
+    if m is None:
+        raise TypeSyntaxError("'!pto.eventid_array' expects a size", start)
+    r.pos = m.end()
+    return EventIdArrayType(int(m.group()))
+
+
 _PARSERS = {
+    "eventid_array": _parse_eventid_array,
     "tile_buf": _parse_tile,
     "multi_tile_buf": _parse_multi,
     "ptr": _parse_ptr,
@@ -672,7 +719,7 @@ _PARSERS = {
     "partition_tensor_view": _view_parser("partition_tensor_view"),
     "local_array": _parse_local_array,
 }
-PTOAS_TYPE_NAMES = frozenset(_PARSERS) | frozenset(PTO_ELEMENT_TYPES)
+PTOAS_TYPE_NAMES = frozenset(_PARSERS) | frozenset(PTO_ELEMENT_TYPES) | frozenset(HANDLE_TYPES)
 
 
 def _generic_end(text: str, pos: int) -> int:
@@ -765,6 +812,12 @@ def _parse_generic_type(text: str) -> PtoType | None:
     if text.startswith("!pto.local_array<"):
         m = _GENERIC_LOCAL.fullmatch(text)
         return LocalArrayType(_ints(m.group(1)), ptoas_dtype(m.group(2))) if m else None
+    handle = next((name for name, generic in HANDLE_GENERIC_NAMES.items() if text == "!pto." + generic), None)
+    if handle is not None:
+        return HandleType(handle)
+    m = re.fullmatch(r"!pto\.eventid_array<(\d+) : i64>", text)
+    if m:
+        return EventIdArrayType(int(m.group(1)))
     m = _GENERIC_LOW_PRECISION.fullmatch(text)
     return ElementType(m.group(1)) if m and m.group(1) in PTO_ELEMENT_TYPES else None
 

@@ -33,7 +33,7 @@ from ..dialect.verifier import verify_parsed
 from ..support import diagnostics, interrupts
 from ..support.diagnostics import Diag, location_position
 from ..support.source_text import line_col, parser_hazard
-from ..syntax.ptoas import Translation, to_generic, to_ptoas
+from ..syntax.ptoas import ERROR_LIMIT, Translation, reported_problems, to_generic, to_ptoas
 
 __all__ = [
     "DEFAULT_SPLIT_MARKER",
@@ -269,8 +269,11 @@ class Session:
         translation = to_generic(chunk.text)
         self.phase_seconds["read ptoas syntax"] += clock() - started
         if translation.problems:
-            for problem in translation.problems:
+            problems, more = reported_problems(translation.problems, chunk.text)
+            for problem in problems:
                 self._error_at(chunk, problem.offset, problem.message)
+            if more is not None:
+                self._error_at(chunk, more.offset, f"too many errors emitted, stopping now (at most {ERROR_LIMIT})")
             return None
         generic = Chunk(translation.text, chunk.first_line, chunk.last_line)
         self._translating = (translation, chunk.first_line)

@@ -25,11 +25,11 @@ from operator import itemgetter
 
 from ..dialect import attributes as pto_attributes
 from ..dialect.formats import Match, Parts, SyntaxError_, balanced_end, scan_attribute
-from ..dialect.ops import LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
-from ..dialect.types import DYNAMIC, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
+from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
+from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
 from ..support.source_text import integer_literal
 
-__all__ = ["SyntaxProblem", "Translation", "to_generic", "to_ptoas"]
+__all__ = ["ERROR_LIMIT", "SyntaxProblem", "Translation", "reported_problems", "to_generic", "to_ptoas"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,28 @@ class SyntaxProblem:
 
     offset: int
     message: str
+
+
+ERROR_LIMIT = 20
+"""How many syntax errors one input reports before "too many errors" (as
+clang's -ferror-limit, whose default is 20; MLIR's parser stops at its first)."""
+
+
+def reported_problems(problems: Sequence[SyntaxProblem], text: str) -> tuple[list[SyntaxProblem], SyntaxProblem | None]:
+    """The problems worth reporting: the first of each statement (a line
+    of the source: one bad op or signature says one thing, not one per bad
+    type in it), at most ERROR_LIMIT of them; and the first left out (None: none was)."""
+    seen: set[int] = set()
+    kept: list[SyntaxProblem] = []
+    for problem in sorted(problems, key=lambda p: p.offset):
+        line = text.count("\n", 0, problem.offset)
+        if line in seen:
+            continue
+        seen.add(line)
+        if len(kept) == ERROR_LIMIT:
+            return kept, problem
+        kept.append(problem)
+    return kept, None
 
 
 class _OpAnchor(tuple):
@@ -499,6 +521,13 @@ class _Reader:
             if m.start() < pos:
                 continue  # inside something already translated
             kind = m.lastgroup
+            if kind == "string" and src.startswith("(", m.end()) and src[m.start() + 1 : m.end() - 1] in _DOTTED_GENERIC:
+                # a generic op under its ptoas name (`"pto.sync.set"(...)`, as ptoas prints the ops
+                # it has no format for): the generic name is as long, so positions stay
+                self.emit(src[pos : m.start()], pos, True)
+                self.emit(f'"{_DOTTED_GENERIC[src[m.start() + 1 : m.end() - 1]]}"', m.start(), False)
+                pos = m.end()
+                continue
             if kind in ("comment", "string"):
                 continue
             if kind == "func":
@@ -816,6 +845,8 @@ class _Reader:
                 result_types.extend(self.generic_type(t, at) for t, at in types)
             elif result.kind == "single":
                 inferred = self.infer_result(d, match)
+                if inferred is None and result.constraint in BUILDABLE:
+                    inferred = result.constraint  # a buildable type (ODS's I64): the format need not write it
                 if inferred is None:
                     raise SyntaxError_(f"expected the type of result '{result.name}'", match.end)
                 result_types.append(inferred)
@@ -833,7 +864,7 @@ class _Reader:
             if not isinstance(view, ViewType):
                 raise SyntaxError_("expected a !pto.tensor_view result type", at)
             return [(PtrType(view.dtype).generic(), at)] * len(found)
-        if operand.constraint in ("index", "i64", "i32", "i8", "i1"):
+        if operand.constraint in BUILDABLE:
             return [(operand.constraint, at) for _, at in found]
         if found:
             raise SyntaxError_(f"expected the type of operand '{operand.name}'", found[0][1])
@@ -1031,9 +1062,13 @@ the match): a line with a name no op has is written as a line this does not
 match is, with its types translated."""
 _PRINTED_OP_LINE_NO_HASH = re.compile(r'([ \t]*(?:%[^\n"]*= )?)"(pto\.[^"]*)"\(((?:%[\w$.\-]+(?:, %[\w$.\-]+)*)?)\)')
 """`_PRINTED_OP_LINE` for a line without `#` (see _SSA_SPLIT_NO_HASH)."""
+_DOTTED_GENERIC = {d.full_name: d.generic_name for d in OPS if d.full_name != d.generic_name}
+_DOTTED_PTOAS = {generic: full for full, generic in _DOTTED_GENERIC.items()}
+_DOTTED_OPS_PRINTED = re.compile(r'"(' + "|".join(re.escape(n) for n in sorted(_DOTTED_PTOAS)) + r')"\(')
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
 _RENDER = object()
+_PIPE_HANDLE = HandleType("pipe").generic()
 _TYPES_ONLY = object()
 
 
@@ -1061,8 +1096,8 @@ def _translate_types(text: str) -> str:
         end = _type_end(text, start)
         out.append(text[pos:start])
         inner = text[start:end]
-        if "<" in inner:
-            # a pto type holding other types: translate the whole, once
+        if "<" in inner or inner == _PIPE_HANDLE:
+            # a pto type holding other types (or `!pto.pipe`'s generic name): translate the whole, once
             out.append(_ptoas_type(inner))
         else:
             out.append(inner)
@@ -1077,7 +1112,11 @@ def to_ptoas(text: str) -> str:
     if "pto." not in text:
         return text
     writer = _Writer(text)
-    return writer.run()
+    out = writer.run()
+    if _DOTTED_OPS_PRINTED.search(out) is not None:
+        # a generic op whose name has a dot in ptoas: printed by that name, which ptoas's parser knows
+        out = _DOTTED_OPS_PRINTED.sub(lambda m: f'"{_DOTTED_PTOAS[m.group(1)]}"(', out)
+    return out
 
 
 class _Writer:

@@ -31,6 +31,11 @@ TYPES = {
     "tensor_view": "!pto.tensor_view<16x16xf32>",
     "partition": "!pto.partition_tensor_view<16x16xf32>",
     "local_array": "!pto.local_array<4xi32>",
+    "eventid_array": "!pto.eventid_array<8 : i64>",
+    "pipe": "!pto.pipe_handle",
+    "async_session": "!pto.async_session",
+    "async_event": "!pto.async_event",
+    "prefetch_async_context": "!pto.prefetch_async_context",
     "scalar": "f32",
     "int": "i32",
     "any": "i32",
@@ -131,7 +136,7 @@ def _round_trip(d: OpDef, variant, context) -> tuple[str, str, str]:
 
 
 def _op_lines(text: str, d: OpDef) -> list[str]:
-    spelled = re.compile(rf'(?:^|= ){re.escape(d.full_name)}(?![\w.])|"{re.escape(d.generic_name)}"')
+    spelled = re.compile(rf'(?:^|= ){re.escape(d.full_name)}(?![\w.])|"{re.escape(d.full_name)}"\(')
     return [line.strip() for line in text.splitlines() if spelled.search(line.strip())]
 
 
@@ -149,7 +154,8 @@ def test_every_form_of_every_op_reads_back_as_printed(name, context):
 def _prints_ptoas(d: OpDef, variant, context) -> bool:
     _, ptoas, _ = _round_trip(d, variant, context)
     (line,) = _op_lines(ptoas, d)
-    return f'"{d.generic_name}"' not in line
+    # the generic form, in ptoas syntax, names the op as ptoas does (`"pto.sync.set"(`)
+    return f'"{d.full_name}"(' not in line
 
 
 def test_every_op_prints_in_ptoas_syntax_in_its_usual_forms(context):
@@ -166,7 +172,21 @@ def test_every_op_prints_in_ptoas_syntax_in_its_usual_forms(context):
             forms.append((operands, results, tuple(d.attributes)))
         if not any(_prints_ptoas(d, form, context) for form in forms):
             missing.append(d.name)
-    assert missing == ["tmrgsort"]
+    assert missing == ["tmrgsort", *(d.name for d in OPS if d.name in GENERIC_ONLY)]
+    assert {d.name for d in OPS if not d.formats} == GENERIC_ONLY
+
+
+# Ops read and printed in the generic form only (docs/dialect.md, "Ops"):
+# ptoas's custom parsers and printers the op table does not spell, its ops
+# with a region, and formats with directives formats.py does not read
+# (custom<StructPath>, functional-type, type(results)).
+GENERIC_ONLY = set(
+    "section.cube section.vector section.simt fusion_region yield comm.tbroadcast comm.tgather comm.tscatter "
+    "comm.treduce struct_get struct_set tfree set_flag wait_flag get_buf get_buf_dyn rls_buf rls_buf_dyn sync.set "
+    "sync.wait set_cross_block wait_cross_block set_intra_block wait_intra_block mgather mscatter tcolargmax "
+    "tcolargmin tpow tpows tquant tquant.mx trem trowexpandexpdif trowexpandmax trowexpandmin "
+    "trowargmax trowargmin trowprod tscatter tsels txors txor".split()
+)
 
 
 # Forms ptoas's parsers have, by (op, operand counts): each must print in
