@@ -151,27 +151,39 @@ class AllocateMemoryAddr(ModulePass):
 
     Before:
 
-        func.func @f(%src: memref<16x16xf32>, %dst: memref<16x16xf32>) {
-          %a = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %c0, %c0, %a) : (memref<16x16xf32>, index, index, !t) -> ()
-          "pto.tstore"(%a, %dst, %c0, %c0) : (!t, memref<16x16xf32>, index, index) -> ()
-          %b = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %c0, %c0, %b) : (memref<16x16xf32>, index, index, !t) -> ()
-          "pto.tstore"(%b, %dst, %c0, %c0) : (!t, memref<16x16xf32>, index, index) -> ()
+        !t = !pto.tile_buf<vec, 16x16xf32>
+        !pv = !pto.partition_tensor_view<16x16xf32>
+        func.func @f(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %c16 = arith.constant 16 : index
+          %sv = pto.make_tensor_view %src, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+          %dv = pto.make_tensor_view %dst, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+          %in = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pv
+          %out = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pv
+          %a = pto.alloc_tile : !t
+          pto.tload ins(%in : !pv) outs(%a : !t)
+          pto.tstore ins(%a : !t) outs(%out : !pv)
+          %b = pto.alloc_tile : !t
+          pto.tload ins(%in : !pv) outs(%b : !t)
+          pto.texp ins(%b : !t) outs(%b : !t)
+          pto.tstore ins(%b : !t) outs(%out : !pv)
           return
         }
 
-    After (`!t` is a 1024-byte vec tile; %a is dead when %b is defined, so
-    they share address 0):
+    After (%a and %b live apart, but the tload of %b (MTE2) could start
+    before the tstore of %a (MTE3) has read it, so pipe-aware sharing keeps
+    them apart; with `pipe-aware=false` both are at 0):
 
-        func.func @f(...) attributes {pto.memory_usage = {vec = 1024 : i64}} {
-          %c0_i64 = arith.constant 0 : i64
-          %a = "pto.alloc_tile"(%c0_i64) : (i64) -> !t
+        module {
+          func.func @f(%arg0: !pto.ptr<f32, gm>, %arg1: !pto.ptr<f32, gm>) attributes {pto.memory_usage = {vec = 2048 : i64}} {
           ...
-          %c0_i64_0 = arith.constant 0 : i64
-          %b = "pto.alloc_tile"(%c0_i64_0) : (i64) -> !t
-          ...
-        }
+            %c0_i64 = arith.constant 0 : i64
+            %4 = pto.alloc_tile addr = %c0_i64 : !pto.tile_buf<vec, 16x16xf32>
+            ...
+            %c1024_i64 = arith.constant 1024 : i64
+            %5 = pto.alloc_tile addr = %c1024_i64 : !pto.tile_buf<vec, 16x16xf32>
+            ...
     """
 
     name: ClassVar[str] = "pto-allocate-memory-addr"

@@ -106,25 +106,47 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     the same decisions are in the pass report (Python API). Running the pass
     twice equals running it once.
 
-    Before:
+    Before (both tiles are iteration-local):
 
-        scf.for %i = %c0 to %c8 step %c1 {
-          %t = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %i, %c0, %t) : (memref<128x16xf32>, index, index, !t) -> ()
-          "pto.texp"(%t, %t2) : (!t, !t) -> ()
-          ...
-        } {pto.pipeline_stages = 2 : i64}
+        !t = !pto.tile_buf<vec, 16x16xf32>
+        !pv = !pto.partition_tensor_view<16x16xf32>
+        func.func @k(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %c8 = arith.constant 8 : index
+          %c16 = arith.constant 16 : index
+          %c128 = arith.constant 128 : index
+          %sv = pto.make_tensor_view %src, shape = [%c128, %c16], strides = [%c16, %c1] : !pto.tensor_view<128x16xf32>
+          %dv = pto.make_tensor_view %dst, shape = [%c128, %c16], strides = [%c16, %c1] : !pto.tensor_view<128x16xf32>
+          scf.for %i = %c0 to %c8 step %c1 {
+            %row = arith.muli %i, %c16 : index
+            %in = pto.partition_view %sv, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<128x16xf32> -> !pv
+            %out = pto.partition_view %dv, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<128x16xf32> -> !pv
+            %t = pto.alloc_tile : !t
+            pto.tload ins(%in : !pv) outs(%t : !t)
+            %e = pto.alloc_tile : !t
+            pto.texp ins(%t : !t) outs(%e : !t)
+            pto.tstore ins(%e : !t) outs(%out : !pv)
+          } {pto.pipeline_stages = 2 : i64}
+          return
+        }
 
-    After:
+    After (as pto-opt prints it; `...` stands for lines left out):
 
-        %mb = "pto.alloc_multi_tile"() : () -> !pto.multi_tile_buf<!t, 2 : i64>
-        scf.for %i = %c0 to %c8 step %c1 {
+        ...
+        %2 = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+        %3 = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+        scf.for %arg2 = %c0 to %c8 step %c1 {
           %c2 = arith.constant 2 : index
-          %slot = arith.remui %i, %c2 : index
-          %t = "pto.multi_tile_get"(%mb, %slot) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
-          "pto.tload"(%src, %i, %c0, %t) : (memref<128x16xf32>, index, index, !t) -> ()
+          %4 = arith.remui %arg2, %c2 : index
+          ...
+          %8 = pto.multi_tile_get %2[%4] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
+          pto.tload ins(%6 : !pto.partition_tensor_view<16x16xf32>) outs(%8 : !pto.tile_buf<vec, 16x16xf32>)
+          %9 = pto.multi_tile_get %3[%4] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
+          pto.texp ins(%8 : !pto.tile_buf<vec, 16x16xf32>) outs(%9 : !pto.tile_buf<vec, 16x16xf32>)
           ...
         } {pto.pipeline_stages = 1 : i64}
+        ...
 
     With `normalize-loops=true`, a loop whose step is not 1 or whose lower
     bound is not a constant >= 0 is first rewritten to `lb = 0, step = 1`

@@ -326,25 +326,52 @@ class LowerPipelineLoops(ModulePass):
     pipeline loops would otherwise make 2^k copies); each says so in a
     remark.
 
-    Before:
+    Before (the kernel of convert-to-ptoas-multi-buffer's example):
 
-        scf.for %i = %c0 to %c8 step %c1 {
-          %t = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %i, %c0, %t) : (...) -> ()
-          "pto.tstore"(%t, %dst, %i, %c0) : (...) -> ()
-        } {pto.pipeline_stages = 2 : i64}
+        !t = !pto.tile_buf<vec, 16x16xf32>
+        !pv = !pto.partition_tensor_view<16x16xf32>
+        func.func @k(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %c8 = arith.constant 8 : index
+          %c16 = arith.constant 16 : index
+          %c128 = arith.constant 128 : index
+          %sv = pto.make_tensor_view %src, shape = [%c128, %c16], strides = [%c16, %c1] : !pto.tensor_view<128x16xf32>
+          %dv = pto.make_tensor_view %dst, shape = [%c128, %c16], strides = [%c16, %c1] : !pto.tensor_view<128x16xf32>
+          scf.for %i = %c0 to %c8 step %c1 {
+            %row = arith.muli %i, %c16 : index
+            %in = pto.partition_view %sv, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<128x16xf32> -> !pv
+            %out = pto.partition_view %dv, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<128x16xf32> -> !pv
+            %t = pto.alloc_tile : !t
+            pto.tload ins(%in : !pv) outs(%t : !t)
+            %e = pto.alloc_tile : !t
+            pto.texp ins(%t : !t) outs(%e : !t)
+            pto.tstore ins(%e : !t) outs(%out : !pv)
+          } {pto.pipeline_stages = 2 : i64}
+          return
+        }
 
-    After:
+    After (each copy allocates its own tiles, before the loop's body):
 
-        scf.for %i = %c0 to %c8 step %c2 {
-          %t = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %i, %c0, %t) : (...) -> ()
-          "pto.tstore"(%t, %dst, %i, %c0) : (...) -> ()
-          %i1 = arith.addi %i, %c1_1 : index
-          %t1 = "pto.alloc_tile"() : () -> !t
-          "pto.tload"(%src, %i1, %c0, %t1) : (...) -> ()
-          "pto.tstore"(%t1, %dst, %i1, %c0) : (...) -> ()
+        ...
+        %c2 = arith.constant 2 : index
+        scf.for %arg2 = %c0 to %c8 step %c2 {
+          %2 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %3 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %4 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %5 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          ...
+          pto.tload ins(%7 : !pto.partition_tensor_view<16x16xf32>) outs(%2 : !pto.tile_buf<vec, 16x16xf32>)
+          pto.texp ins(%2 : !pto.tile_buf<vec, 16x16xf32>) outs(%3 : !pto.tile_buf<vec, 16x16xf32>)
+          ...
+          %c1_0 = arith.constant 1 : index
+          %9 = arith.addi %arg2, %c1_0 : index
+          ...
+          pto.tload ins(%11 : !pto.partition_tensor_view<16x16xf32>) outs(%4 : !pto.tile_buf<vec, 16x16xf32>)
+          pto.texp ins(%4 : !pto.tile_buf<vec, 16x16xf32>) outs(%5 : !pto.tile_buf<vec, 16x16xf32>)
+          ...
         } {pto.pipeline_stages = 1 : i64}
+        ...
     """
 
     name: ClassVar[str] = "pto-lower-pipeline-loops"

@@ -40,25 +40,41 @@ class PtoReplan(ModulePass):
     function's). The decisions are in the pass report (`replan`), and
     `--verbose` adds a remark per function with the counts.
 
-    Before (PyPTO: %x reads what the tcvt wrote to %1, the same bytes;
-    %r is a scratch at the same address that nothing flows into from them):
+    Before (in PyPTO's style: %x reads what the tload wrote to %a, the same
+    bytes at address 0, so the two are one buffer; %y is a buffer of its own):
 
-        %1 = pto.alloc_tile addr = %c0 : !pto.tile_buf<vec, 16x64xf32>
-        pto.tcvt ins(%in : ...) outs(%1 : ...)
-        %x = pto.alloc_tile addr = %c0 : !pto.tile_buf<vec, 16x64xf32>
-        %col = pto.alloc_tile addr = %c4096 : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
-        pto.trowsum ins(%x, %tmp : ...) outs(%col : ...)
-        %row = pto.alloc_tile addr = %c4096 : !pto.tile_buf<vec, 1x16xf32>
-        pto.tstore ins(%row : ...) outs(...)
+        !t = !pto.tile_buf<vec, 16x64xf32>
+        !pv = !pto.partition_tensor_view<16x64xf32>
+        func.func @f(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          %c16 = arith.constant 16 : index
+          %c64 = arith.constant 64 : index
+          %sv = pto.make_tensor_view %src, shape = [%c16, %c64], strides = [%c64, %c1] : !pto.tensor_view<16x64xf32>
+          %dv = pto.make_tensor_view %dst, shape = [%c16, %c64], strides = [%c64, %c1] : !pto.tensor_view<16x64xf32>
+          %in = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c16, %c64] : !pto.tensor_view<16x64xf32> -> !pv
+          %out = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c16, %c64] : !pto.tensor_view<16x64xf32> -> !pv
+          %at0 = arith.constant 0 : i64
+          %at4096 = arith.constant 4096 : i64
+          %a = pto.alloc_tile addr = %at0 : !t
+          pto.tload ins(%in : !pv) outs(%a : !t)
+          %x = pto.alloc_tile addr = %at0 : !t
+          %y = pto.alloc_tile addr = %at4096 : !t
+          pto.texp ins(%x : !t) outs(%y : !t)
+          pto.tstore ins(%y : !t) outs(%out : !pv)
+          return
+        }
 
-    After:
+    After (one unaddressed buffer for %a and %x, one for %y; the allocator
+    gives them addresses again, and the conversion may multi-buffer them):
 
-        %0 = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
-        pto.tcvt ins(%in : ...) outs(%0 : ...)
-        %1 = pto.alloc_tile : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
-        pto.trowsum ins(%0, %tmp : ...) outs(%1 : ...)
-        %2 = pto.treshape %1 : !pto.tile_buf<vec, 16x1xf32, blayout=col_major> -> !pto.tile_buf<vec, 1x16xf32>
-        pto.tstore ins(%2 : ...) outs(...)
+        ...
+        %4 = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
+        pto.tload ins(%2 : !pto.partition_tensor_view<16x64xf32>) outs(%4 : !pto.tile_buf<vec, 16x64xf32>)
+        %5 = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
+        pto.texp ins(%4 : !pto.tile_buf<vec, 16x64xf32>) outs(%5 : !pto.tile_buf<vec, 16x64xf32>)
+        pto.tstore ins(%5 : !pto.tile_buf<vec, 16x64xf32>) outs(%3 : !pto.partition_tensor_view<16x64xf32>)
+        ...
     """
 
     name: ClassVar[str] = "pto-replan"

@@ -30,10 +30,16 @@ class PtoVerify(ModulePass):
 
     Example: this slot is out of range for a 2-slot buffer
 
-        %c2 = arith.constant 2 : index
-        %t = "pto.multi_tile_get"(%mb, %c2) : (!pto.multi_tile_buf<!t, 2 : i64>, index) -> !t
+        !t = !pto.tile_buf<vec, 16x16xf32>
+        func.func @f() {
+          %c2 = arith.constant 2 : index
+          %mb = pto.alloc_multi_tile : !pto.multi_tile_buf<!t, count=2>
+          %t = pto.multi_tile_get %mb[%c2] : !pto.multi_tile_buf<!t, count=2> -> !t
+          return
+        }
 
-    and gives `error: slot 2 is out of range [0, 2)` at the op.
+    and gives `error: 'pto.multi_tile_get' op constant slot 2 is out of range
+    for multi_tile_buf count=2` at the op (ptoas's own message).
     """
 
     name: ClassVar[str] = "pto-verify"
