@@ -112,6 +112,7 @@ class Result:
     ops: int
     unallocated_cycles: int  # the same variant without pto-allocate-memory-addr
     peak_bytes: dict[str, int]  # per space, the allocator's pto.memory_usage
+    arch: str  # the target whose costs timed it
 
     @property
     def allocation_cost(self) -> float:
@@ -168,6 +169,7 @@ def measure(kernels: list[Kernel]) -> list[Result]:
                     len(s.ops),
                     unallocated.cycles,
                     peak,
+                    s.arch,
                 )
             )
     return results
@@ -244,7 +246,8 @@ def draw_chart(results: list[Result], path: Path) -> None:
         ax.set_xticks(range(len(kernels)), [k.replace(", ", ",\n").replace(" (", "\n(") for k in kernels], fontsize=7)
         ax.grid(axis="y", alpha=0.3)
     ax_eff.legend(fontsize=7, loc="lower left", ncol=len(VARIANTS))
-    fig.suptitle("pipe timing model (an estimate from a parameter table, not measured hardware), arch a3", fontsize=9)
+    arches = sorted({r.arch for r in results})
+    fig.suptitle(f"pipe timing model (per-op costs fitted to pto-isa's profiled cycles, docs/timing.md), target {', '.join(arches)}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)

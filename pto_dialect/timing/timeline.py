@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 CHROME_SUFFIX = ".trace.json"  # before .json: the longer name wins
 FORMATS = (CHROME_SUFFIX, ".json", *IMAGE_SUFFIXES)
-MODEL_NOTE = "pipe timing model: an estimate from a parameter table, not measured hardware"
+MODEL_NOTE = "pipe timing model: per-op costs fitted to pto-isa's profiled cycles (docs/timing.md), an estimate of the whole kernel"
 
 
 class TimelineError(Exception):
