@@ -18,8 +18,9 @@ in the model exactly as they would on the device.
 
 Each variant is executed by the reference interpreter (its results must be
 bit-identical to the unbuffered run, or the benchmark fails) and scheduled
-with the pipe timing model (`pto_dialect.timing`: an estimate from a
-parameter table, not measured hardware). It prints per kernel and variant
+with the pipe timing model (`pto_dialect.timing`: per-op costs fitted to
+pto-isa's profiled cycles, docs/timing.md; the whole kernel's cycles are
+an estimate). It prints per kernel and variant
 the cycles, the efficiency (lower bound / cycles; the lower bound is the
 busiest pipe's busy cycles) and the speedup over no buffering, and writes
 DIR/quality.md (the table), DIR/quality.json and DIR/quality.png (a chart;
