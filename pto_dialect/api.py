@@ -45,7 +45,7 @@ def parse(text: str, name: str = "<string>", context: ir.Context | None = None) 
     name the file `name`, and so do the report records of `run_passes` on
     the module.
     """
-    source = Source(name, text)
+    source = Source(name, text.removeprefix("\ufeff"))  # a byte-order mark is not text (read_source drops it too)
     with Session(source, context=context or ir.Context.current) as session:
         module = session.parse()
     if module is None:

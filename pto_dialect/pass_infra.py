@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .reports.decisions import PipelineReport
+from .support.suggestions import did_you_mean
 from .syntax.pass_pipeline import OptionError, parse_bool, parse_options
 
 if TYPE_CHECKING:
@@ -193,6 +194,6 @@ class ModulePass:
             f = fields.get(key)
             if f is None:
                 known = ", ".join(fields) or "none"
-                raise OptionError(f"pass '{cls.name}' has no option '{key}' (options: {known})")
+                raise OptionError(f"pass '{cls.name}' has no option '{key}' (options: {known}){did_you_mean(key, fields)}")
             kwargs[f.name] = convert_option(cls, f, raw)
         return cls(**kwargs)

@@ -24,6 +24,7 @@ from ..dialect.verifier import verify_module, verify_ops
 from ..pass_infra import ModulePass, PassFailed, PassRun
 from ..reports.decisions import PipelineReport
 from ..support import diagnostics, interrupts
+from ..support.suggestions import did_you_mean
 from ..syntax.pass_pipeline import OptionError, PipelineElement, PipelineError, parse_pipeline
 
 __all__ = [
@@ -123,7 +124,12 @@ def resolve(text_or_elements: str | list[PipelineElement]) -> list[ModulePass | 
                 f"pto pass '{nested.name}' runs on builtin.module; it cannot be nested in '{el.name}(...)'",
                 nested.col,
             )
-        check_upstream_element(el.text, el.col)
+        try:
+            check_upstream_element(el.text, el.col)
+        except PipelineError as e:
+            if "does not refer to a registered pass" not in str(e):
+                raise
+            raise PipelineError(str(e) + did_you_mean(el.name, _registry().get_all_passes()), e.col, e.text) from None
         out.append(el.text)
     return out
 

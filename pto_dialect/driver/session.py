@@ -128,6 +128,10 @@ def read_source(path: str) -> Source:
     except OSError as e:
         what = "standard input" if path == "-" else f"input file '{path}'"
         raise SessionError(f"could not open {what}: {e.strerror or e}") from None
+    # a UTF-8 byte-order mark (editors on Windows write one) is not text:
+    # dropped, so that line 1 reads and its columns count as an editor shows them
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     return Source(name, data.decode("utf-8", errors="surrogateescape"))
 
 

@@ -263,6 +263,11 @@ def make_arguments(
     `given` maps argument names (`%n`, see `resolve_values`) to the values
     of scalar arguments and the shapes of dynamically shaped GM arguments.
     """
+    missing = [a for a in args if _is_scalar(a) and given.get(a.name) is None]
+    if len(missing) > 1:  # all of them at once, at the first
+        names = ", ".join(f"{a.name} ({a.type})" for a in missing)
+        flags = " ".join(f"--arg {a.name[1:]}=VALUE" for a in missing)
+        raise InterpreterError(missing[0].location, f"no values for the {len(missing)} arguments {names} (pass {flags})")
     budget = ArgumentBudget(max_arg_bytes)
     values: list = []
     buffers: list[GlobalBuffer] = []

@@ -204,12 +204,24 @@ class Options:
     version: bool = False
 
 
+def _suggestion(written: str, parser=None) -> str:
+    """"; did you mean ..." for a mistyped flag: the closest pto-opt flag, else
+    the closest pto pass (written as a flag)."""
+    from ..passes import get_all_passes  # names only
+    from ..support.suggestions import did_you_mean
+
+    parser = parser or build_parser()
+    word = written.split("=", 1)[0]
+    flags = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    return did_you_mean(word, flags) or did_you_mean(word.lstrip("-"), get_all_passes())
+
+
 def parse_args(argv: list[str]) -> Options:
     parser = build_parser()
     tool_args, pass_flags = parser.split(argv)
     ns, unknown = parser.parse_known_args(tool_args)
     if unknown:
-        raise ToolError(f"unknown command line argument '{unknown[0]}'")
+        raise ToolError(f"unknown command line argument '{unknown[0]}'{_suggestion(unknown[0], parser)}")
     if len(ns.inputs) > 1:
         raise ToolError(f"too many positional arguments: {' '.join(ns.inputs)} (one input file or '-')")
     opts = Options(
@@ -286,7 +298,6 @@ def _pipeline_items(opts: Options, context):
     """The pipeline as pto pass objects and upstream texts, validated (in
     `context`, which nothing else has used yet)."""
     from ..driver.pass_pipeline import is_pass_name, resolve
-
     with context:
         if opts.pass_pipeline is not None:
             return resolve(opts.pass_pipeline)
@@ -295,6 +306,7 @@ def _pipeline_items(opts: Options, context):
             if not is_pass_name(element.name):
                 raise ToolError(
                     f"unknown command line argument '{written}' (not a pto-opt flag, a pto pass or an upstream pass)"
+                    + _suggestion(written)
                 )
             try:
                 items.extend(resolve([element]))

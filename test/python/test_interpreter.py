@@ -1012,3 +1012,15 @@ def test_the_interpreter_and_the_static_schedule_share_each_rule_of_meaning():
     # symbolically, through the evaluator's arithmetic
     sym = denotations.Arith(add=lambda a, b: f"({a}+{b})", mul=lambda a, b: f"{a}*{b}")
     assert denotations.partition_offset("o", ("i", 5), ("s", 1), sym) == "((o+i*s)+5*1)"
+
+
+def test_every_missing_scalar_argument_is_named_at_once():
+    text = """
+func.func @k(%n: index, %x: f32, %p: !pto.ptr<f32>, %m: i32) {
+  return
+}
+"""
+    err = run_error(text)
+    assert err.message == "no values for the 3 arguments %n (index), %x (f32), %m (i32) (pass --arg n=VALUE --arg x=VALUE --arg m=VALUE)"
+    assert err.position[1:] == (2, 14)  # the first of them
+    assert run_error(text, values={"n": 1, "x": 2.0}).message.startswith("no value for argument %m")
