@@ -24,12 +24,12 @@ from mlir import ir
 from ..dialect.types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from ..support.diagnostics import location_position
 from ..support.run_limits import DEFAULT_MAX_ARG_BYTES
-from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to
+from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, Memory, ViewRef, row_major_strides
 from .scalars import float_name, int_width, wrap
 
-Value = int | float | tuple  # a scalar argument's value, or a GM argument's shape
+Value = int | float | tuple | np.ndarray  # a scalar argument's value, a GM argument's shape, or its elements
 
 
 FILL_BLOCK = 4096
@@ -203,6 +203,45 @@ def _shaped(arg: Argument, seed: int, budget: ArgumentBudget, given: tuple[int, 
     return GlobalBuffer(arg.name, what, dtype, fill(dtype, shape, _rng(seed, arg.index)).reshape(-1), shape)  # (a view: no copy)
 
 
+def _from_array(arg: Argument, data: np.ndarray, budget: ArgumentBudget) -> GlobalBuffer:
+    """A global-memory argument holding the elements the user gave
+    (`--arg NAME=@FILE.npy`): converted to the element type only where
+    every value survives (integers in range, floats rounded as the type
+    rounds them); a pointer is as long as the array, a tensor view or memref
+    has its shape (its static dims must agree)."""
+    t = arg.type
+    if gm_kind(t) == "ptr":
+        ptr = pto_type(t)
+        what, dtype, static = ptr.ptoas(), ptr.dtype, None
+    elif isinstance(t, ir.MemRefType):
+        what, dtype, static = str(t), element_name(t.element_type), tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
+    else:
+        view = pto_type(t)
+        what, dtype, static = view.ptoas(), view.dtype, tuple(None if d == DYNAMIC else d for d in view.shape)
+    if dtype not in STORAGE_DTYPES:
+        raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: its element type is not supported by pto-run")
+    if static is not None and (data.ndim != len(static) or any(s is not None and s != d for s, d in zip(static, data.shape))):
+        raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: the array given has shape {'x'.join(map(str, data.shape))}")
+    if data.dtype.kind not in "biuf":
+        raise InterpreterError(arg.location, f"argument {arg.name}: the array given holds {data.dtype}, not numbers")
+    if is_float(dtype):
+        stored = to_storage(dtype, round_to(dtype, data.astype(np.float64)))
+    else:
+        if data.dtype.kind == "f" and not np.array_equal(data, np.round(data)):
+            raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: the array given holds fractions")
+        stored = data.astype(STORAGE_DTYPES[dtype])
+        if not np.array_equal(stored.astype(np.float64), data.astype(np.float64)):
+            raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: the array given holds values {dtype} cannot hold")
+    _charge(arg, what, stored.nbytes, budget)
+    flat = np.ascontiguousarray(stored).reshape(-1)
+    shape = None if static is None else tuple(data.shape)
+
+    def grow(flat: np.ndarray, elements: int) -> np.ndarray:
+        raise OpFault(f"a tensor view reaches {elements} elements of {arg.name}, beyond the {flat.size} the array given holds")
+
+    return GlobalBuffer(arg.name, what, dtype, flat, shape, grow=grow if static is None else None)
+
+
 def _pointer(arg: Argument, seed: int, budget: ArgumentBudget) -> GlobalBuffer:
     """A `!pto.ptr` argument: empty until a tensor view reaches into it."""
     ptr = pto_type(arg.type)
@@ -274,7 +313,12 @@ def make_arguments(
     for arg in args:
         t = arg.type
         kind = gm_kind(t)
-        if kind == "ptr":
+        data = given.get(arg.name)
+        if kind is not None and isinstance(data, np.ndarray):
+            buf = _from_array(arg, data, budget)
+            buffers.append(buf)
+            values.append(buf if kind in ("ptr", "memref") else ViewRef(buf, 0, buf.shape, row_major_strides(buf.shape), kind))
+        elif kind == "ptr":
             buf = _pointer(arg, seed, budget)
             buffers.append(buf)
             values.append(buf)
@@ -329,6 +373,12 @@ def resolve_values(args: list[Argument], given: dict[str, Value]) -> dict[str, V
         shaped = arg is not None and _is_shaped(arg)
         if shaped and isinstance(value, int) and not isinstance(value, bool):
             value = (value,)
+        if isinstance(value, np.ndarray):
+            if arg is None or not (shaped or gm_kind(arg.type) == "ptr"):
+                absent = "" if arg else "; the function has no argument of that name"
+                raise InterpreterError(None, f"--arg {key}: an array is for a pointer, tensor view or memref argument{absent}")
+            out[arg.name] = value
+            continue
         if isinstance(value, tuple) and not shaped:
             raise InterpreterError(
                 None,

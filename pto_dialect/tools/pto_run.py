@@ -38,10 +38,18 @@ class _Parser(argparse.ArgumentParser):
         raise ToolError(message)
 
 
-def _arg_value(text: str) -> tuple[str, int | float | tuple[int, ...]]:
+def _arg_value(text: str) -> tuple[str, object]:
     name, eq, raw = text.partition("=")
     if not eq or not name:
         raise ToolError(f"--arg expects NAME=VALUE, got '{text}'")
+    if raw.startswith("@"):  # the elements of a global-memory argument, from a .npy file
+        import numpy as np
+
+        try:
+            array = np.load(raw[1:], allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise ToolError(f"--arg {name}: cannot read '{raw[1:]}' as a .npy array: {e}") from None
+        return name, array
     hexadecimal = raw.lower().lstrip("+-").startswith("0x")
     shape = not hexadecimal and "x" in raw and all(part.isdigit() for part in raw.split("x"))
     digits = raw.lstrip("+-")
@@ -91,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=INT",
         action="append",
         default=[],
-        help="value of an integer/index (or float) argument, or RxC: the shape of a dynamically shaped tensor view (or memref) "
-        "argument; NAME as written (n or %%n) or argK",
+        help="value of an integer/index (or float) argument, RxC: the shape of a dynamically shaped tensor view (or memref) "
+        "argument, or @FILE.npy: the elements of a pointer, tensor view or memref argument (index tensors, real data); "
+        "NAME as written (n or %%n) or argK",
     )
     p.add_argument("--seed", type=_int, default=0, help="seed of the global-memory argument contents (default 0)")
     p.add_argument("--pass-pipeline", metavar="P", help="run this pipeline before executing")
