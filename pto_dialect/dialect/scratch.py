@@ -106,24 +106,32 @@ class TmpFinder:
         from mlir.rewrite import RewritePatternSet
 
         self.arch = arch
-        self._found: list[tuple[ir.Operation, TileBufType]] = []
+        found: list[tuple[ir.Operation, TileBufType]] = []
+
+        # A closure over the list, not a bound method: the frozen pattern set
+        # (C++) holds the callable, and a callable that held this finder
+        # would make a cycle Python's collector cannot see through C++ (each
+        # finder, and all it found, would leak).
+        def visit(op, _rewriter) -> bool:
+            tile = tmp_to_add(op.operation, arch)
+            if tile is not None:
+                found.append((op.operation, tile))
+            return True  # "no match": the walk changes nothing
+
         patterns = RewritePatternSet()
         for name in _specs():
-            patterns.add(name, self._visit)
+            patterns.add(name, visit)
+        self._found = found
         self._patterns = patterns.freeze()
-
-    def _visit(self, op, _rewriter) -> bool:
-        tile = tmp_to_add(op.operation, self.arch)
-        if tile is not None:
-            self._found.append((op.operation, tile))
-        return True  # "no match": the walk changes nothing
 
     def under(self, root: ir.Operation) -> list[tuple[ir.Operation, TileBufType]]:
         from mlir.rewrite import walk_and_apply_patterns
 
-        self._found = []
+        self._found.clear()
         walk_and_apply_patterns(root, self._patterns)
-        return self._found
+        out = list(self._found)
+        self._found.clear()  # the ops are the caller's now
+        return out
 
 
 def with_tmp(op: ir.Operation, tmp: ir.Value) -> ir.Operation:

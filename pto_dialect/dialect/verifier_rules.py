@@ -131,7 +131,6 @@ class Rules:
         self._partition_facts: dict[ir.Type, dict[ir.Type, object]] = {}
         self._get_facts: dict[ir.Type, dict[ir.Type, object]] = {}
         self._stages_problem: dict[ir.Attribute, str | None] = {}
-        self._op_rule_context = None
 
     def view(self, t: ir.Type):
         """`pto_type(t)`, remembered for this run by the (uniqued) type."""
@@ -762,10 +761,10 @@ def _ptoas_op_rule(name: str):
     def check(rules: Rules, op: ir.Operation) -> None:
         if own is not None:
             own(rules, op)
-        context = rules._op_rule_context
-        if context is None:
-            context = rules._op_rule_context = ptoas_rules.RuleContext(rules, rules.arch)
-        port(context, op)
+        # a context per check, not one kept on `rules`: the two would make a
+        # cycle that lives (with every Context its caches hold) until the
+        # collector's next full pass, and RSS grew 30 KB a parse
+        port(ptoas_rules.RuleContext(rules, rules.arch), op)
 
     return check
 
