@@ -229,7 +229,10 @@ def test_every_op_with_a_tmp_operand_has_a_level3_fact():
     # ptoas's verifier asks for these tmps at every level (an input without
     # them is refused when read: test/Dialect/pto/invalid-target-rules.pto)
     asked_by_the_verifier = {"tgather", "trsqrt"}
-    assert with_tmp - asked_by_the_verifier == with_fact
+    semantic = {d.name for d in OPS if d.tier == "semantic"}
+    # every op of the semantic tier with a tmp has its fact (the syntax tier's
+    # ops are read, verified and printed; some carry the fact ptoas states)
+    assert (with_tmp & semantic) - asked_by_the_verifier <= with_fact <= with_tmp
     for d in OPS:
         fact = d.level3_tmp
         if fact is None:
