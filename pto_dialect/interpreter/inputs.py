@@ -179,20 +179,22 @@ def _charge(arg: Argument, what: str, nbytes: int, budget: ArgumentBudget) -> No
         )
 
 
-def _shaped(arg: Argument, seed: int, budget: ArgumentBudget, given: tuple[int, ...] | None) -> GlobalBuffer:
-    """A memref, tensor view or partition argument: its elements, row-major."""
+def _shaped_type(arg: Argument) -> tuple[str, str | None, tuple[int, ...], set[int]]:
+    """A memref, tensor view or partition argument's type: its spelling,
+    element type (None when pto-run has no storage for it), static shape and
+    which dims are dynamic."""
     t = arg.type
     if isinstance(t, ir.MemRefType):
-        what = str(t)
-        dtype = element_name(t.element_type)
         static = tuple(t.shape)
-        dynamic = {i for i, d in enumerate(static) if ir.ShapedType.is_dynamic_size(d)}
-    else:
-        view = pto_type(t)
-        what = view.ptoas()
-        dtype = view.dtype if view.dtype in STORAGE_DTYPES else None
-        static = view.shape
-        dynamic = {i for i, d in enumerate(static) if d == DYNAMIC}
+        return str(t), element_name(t.element_type), static, {i for i, d in enumerate(static) if ir.ShapedType.is_dynamic_size(d)}
+    view = pto_type(t)
+    dtype = view.dtype if view.dtype in STORAGE_DTYPES else None
+    return view.ptoas(), dtype, view.shape, {i for i, d in enumerate(view.shape) if d == DYNAMIC}
+
+
+def _shaped(arg: Argument, seed: int, budget: ArgumentBudget, given: tuple[int, ...] | None) -> GlobalBuffer:
+    """A memref, tensor view or partition argument: its elements, row-major."""
+    what, dtype, static, dynamic = _shaped_type(arg)
     if dtype is None:
         raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: its element type is not supported by pto-run")
     shape = _shape_of(arg, static, dynamic, what, given)
@@ -209,15 +211,12 @@ def _from_array(arg: Argument, data: np.ndarray, budget: ArgumentBudget) -> Glob
     every value survives (integers in range, floats rounded as the type
     rounds them); a pointer is as long as the array, a tensor view or memref
     has its shape (its static dims must agree)."""
-    t = arg.type
-    if gm_kind(t) == "ptr":
-        ptr = pto_type(t)
+    if gm_kind(arg.type) == "ptr":
+        ptr = pto_type(arg.type)
         what, dtype, static = ptr.ptoas(), ptr.dtype, None
-    elif isinstance(t, ir.MemRefType):
-        what, dtype, static = str(t), element_name(t.element_type), tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
     else:
-        view = pto_type(t)
-        what, dtype, static = view.ptoas(), view.dtype, tuple(None if d == DYNAMIC else d for d in view.shape)
+        what, dtype, shape, dynamic = _shaped_type(arg)
+        static = tuple(None if i in dynamic else d for i, d in enumerate(shape))
     if dtype not in STORAGE_DTYPES:
         raise InterpreterError(arg.location, f"argument {arg.name} of type {what}: its element type is not supported by pto-run")
     if static is not None and (data.ndim != len(static) or any(s is not None and s != d for s, d in zip(static, data.shape))):
