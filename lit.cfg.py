@@ -58,10 +58,21 @@ def mlir_tool(name):
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%pto_irdl", str(root / "pto_dialect" / "dialect" / "pto.irdl.mlir")))
 config.substitutions.append(("%examples", str(root / "examples")))
+# With PTO_TOOL_SERVER naming a running tool server's socket (test/test_lit.py
+# starts one; docs/tools.md, "The tool server"), the tools run as forks of
+# that warm process through its small client, the same runs at a fifth of
+# the cost; without it, as the plain processes a user runs.
+server = os.environ.get("PTO_TOOL_SERVER")
+client = root / "pto_dialect" / "tools" / "client.py"
 for tool in ("pto-opt", "pto-run"):
     path = bindir / tool
-    if path.exists():
-        config.substitutions.append((rf"(?<![\w-]){tool}(?![\w-])", str(path)))
+    if server and os.path.exists(server):
+        command = f"{sys.executable} -S -E {client} {server} {tool}"
+    elif path.exists():
+        command = str(path)
+    else:
+        continue
+    config.substitutions.append((rf"(?<![\w-]){tool}(?![\w-])", command))
 config.substitutions.append((r"(?<![\w-])FileCheck(?![\w-])", llvm_test_tool("FileCheck")))
 config.substitutions.append((r"(?<![\w-])split-file(?![\w-])", llvm_test_tool("split-file")))
 
@@ -73,5 +84,5 @@ if cxx_mlir_opt:
 # Tests see the same environment as the user, minus settings that would change
 # what they check.
 config.environment["PATH"] = os.pathsep.join([str(bindir), os.environ.get("PATH", "")])
-for var in ("PTO_PTOAS_MULTI_BUFFER", "PTO_DEBUG", "PTO_PYTHON_DIAGNOSTICS"):
+for var in ("PTO_PTOAS_MULTI_BUFFER", "PTO_DEBUG", "PTO_PYTHON_DIAGNOSTICS", "PTO_TOOL_SERVER"):
     config.environment.pop(var, None)

@@ -3,12 +3,21 @@
 lit runs once per session (in parallel, on the tests pytest selected); each
 parametrized test then reports its own lit result, so `pytest` lists every
 lit test by path and a failure shows lit's output for it.
+
+The tools run through a tool server for the session (pto_dialect/tools/server.py;
+docs/tools.md, "The tool server"): a fork of one warm process per run
+instead of a Python start and `import mlir` per run. PTO_LIT_PLAIN=1 runs
+them as plain processes; test/python/test_tool_server.py proves the two
+give the same runs.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -32,6 +41,36 @@ def _lit_tests() -> list[str]:
 LIT_TESTS = _lit_tests()
 
 
+class tool_server:
+    """A tool server on a fresh socket while the block runs (None when not
+    enabled or when it does not come up: lit then runs the plain tools)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.process = None
+        self.dir = None
+
+    def __enter__(self) -> str | None:
+        if not self.enabled:
+            return None
+        self.dir = tempfile.TemporaryDirectory(prefix="pto-tool-server-")
+        path = os.path.join(self.dir.name, "socket")
+        self.process = subprocess.Popen([sys.executable, "-m", "pto_dialect.tools.server", "--socket", path, "--idle-exit", "600"], cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(path):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
+        return path
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+        if self.dir is not None:
+            self.dir.cleanup()
+
+
 @pytest.fixture(scope="session")
 def lit_results(request, tmp_path_factory) -> dict[str, tuple[str, str]]:
     selected = sorted(
@@ -39,7 +78,11 @@ def lit_results(request, tmp_path_factory) -> dict[str, tuple[str, str]]:
     )
     xml = tmp_path_factory.mktemp("lit") / "lit.xml"
     cmd = [sys.executable, "-c", "from lit.main import main; main()", "-q", "--xunit-xml-output", str(xml), *[str(ROOT / t) for t in selected]]
-    run = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = dict(os.environ)
+    with tool_server(enabled=bool(selected) and not os.environ.get("PTO_LIT_PLAIN")) as socket_path:
+        if socket_path:
+            env["PTO_TOOL_SERVER"] = socket_path
+        run = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     results: dict[str, tuple[str, str]] = {"": ("output", run.stdout)}
     if xml.exists():
         for case in ET.parse(xml).getroot().iter("testcase"):

@@ -3,7 +3,7 @@
 Each gives the stopping signals their default action (pto_dialect/support/interrupts.py)
 before it imports its tool, so that a Ctrl-C during start-up (argparse, the
 MLIR library loading) ends the process like one at any later moment. This
-module imports nothing else.
+module imports nothing else (interrupts.py imports only `os` and `_signal`).
 
 The tool runs in a child process of the command, which only waits for it
 (docs/tools.md, "Output and exit codes"): a stopping signal sent to the
@@ -20,12 +20,15 @@ import _signal
 import os
 import sys
 
+from ..support.interrupts import SIGNALS
+
 _SAID = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+
 
 
 def _watched(tool: str, run) -> None:
     """Run `run` (the tool) in a child; wait; end as it ended."""
-    from ..support.interrupts import SIGNALS, install
+    from ..support.interrupts import install
 
     if not hasattr(os, "fork"):
         install()
@@ -52,6 +55,14 @@ def _watched(tool: str, run) -> None:
             break
         except InterruptedError:
             continue
+    end_as(tool, status)
+
+
+def end_as(tool: str, status: int) -> None:
+    """End this process as the tool's process ended (`status` from
+    `os.waitpid`): with its exit code, or, when it died of a signal, with
+    one line saying so and death by the same signal. The tool server's
+    client (client.py) ends its runs here too."""
     if os.WIFEXITED(status):
         os._exit(os.WEXITSTATUS(status))
     signum = os.WTERMSIG(status)
