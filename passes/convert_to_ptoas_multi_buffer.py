@@ -583,7 +583,7 @@ class _Conversion:
         """Hoist an `alloc_multi_tile` of counts[i] slots for tiles[i] and
         replace its alloc by a `multi_tile_get` at the slot index of that
         count (one index per distinct count)."""
-        self.memory.forget()  # it read the blocks around this loop as they were
+        self.memory.forget_reads()  # it read the blocks around this loop as they were
         if self.normalize_loops and not bounds.is_ptoas_canonical:
             problem = normalization_problem(bounds)
             if problem is None:

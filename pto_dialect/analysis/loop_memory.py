@@ -4,11 +4,19 @@ the buffers defined before the loop that it uses, live throughout it, and of
 the buffers live across it that it does not use (written before it, used
 after it, by the allocator's lifetimes: pto_dialect/analysis/liveness.py).
 
-One `LoopMemory` serves one pass run: it reads each block's buffers and
-each function's lifetimes once, until the pass changes the IR
-(`forget`). Lifetimes are read only when a loop has buffers allocated
-around it that it does not use (most loops have none: every tile in a loop
-body).
+One `LoopMemory` serves one pass run. The first question about a loop of a
+function answers it for every pipeline loop of that function at once, on
+the IR as it is then, with one reading of the function's lifetimes, and
+only when some loop has buffers allocated around it that it does not use.
+
+After a rewrite, the caller says what it changed. The conversion's rewrite
+(`forget_reads`) changes its loop's body and puts buffers just before the
+loop that live only until its end: it changes neither which buffers
+another loop uses from outside nor which are live across it, so the
+answers stay (asking again after each rewrite made the conversion
+quadratic: K = 400 loops took 35 s, bench/tool). The lowering's
+replication (`forget`) puts its copies' buffers where an enclosing loop
+uses them from outside: every answer is read again.
 """
 
 from __future__ import annotations
@@ -27,16 +35,47 @@ class LoopMemory:
         self.arch = arch
         self.block_buffers: dict[ir.Block, list[ir.Value]] = {}  # buffers_defined_in, per block
         self.spans: dict[ir.Operation, tuple] = {}  # per function: its buffers' live ranges and its loops' points
+        self.answers: dict[ir.Operation, dict[str, int]] = {}  # `around`, per pipeline loop of the functions answered
+        self.answered: set[ir.Operation] = set()  # those functions
 
     def forget(self) -> None:
-        """Drop what was read: the caller is about to change the IR (values
+        """Drop everything read: the caller is about to change the IR (values
         read may be erased; reading them again would touch freed memory)."""
+        self.forget_reads()
+        self.answers.clear()
+        self.answered.clear()
+
+    def forget_reads(self) -> None:
+        """Drop the IR read, keep the answers: the caller is about to rewrite
+        a loop as the conversion does (the module's docstring says why the
+        other loops' answers stay right)."""
         self.block_buffers.clear()
         self.spans.clear()
 
     def around(self, loop: ir.Operation) -> dict[str, int]:
         """Per space, the bytes `loop` holds besides what it allocates: the
         buffers from before it that it uses and those live across it."""
+        answer = self.answers.get(loop)
+        if answer is not None:
+            return answer
+        func = loop
+        while func is not None and func.name != "func.func":
+            owner = func.block.owner
+            func = owner.operation if owner is not None else None
+        if func is not None and func not in self.answered:
+            self.answered.add(func)
+            for other in _pipeline_loops(func):
+                self.answers[other] = self.read_around(other)
+            answer = self.answers.get(loop)
+            if answer is not None:
+                return answer
+        # Not a pipeline loop of a function when it was first asked about
+        # (none such is asked today): read the IR as it is now.
+        self.forget_reads()
+        return self.read_around(loop)
+
+    def read_around(self, loop: ir.Operation) -> dict[str, int]:
+        """`around`, read from the IR as it is."""
         held: dict[str, int] = {}
         used = self.used_from_outside(loop)
         for value in used:
@@ -114,3 +153,20 @@ class LoopMemory:
         if isinstance(view, MultiTileBufType):
             return view.region_bytes(alignment)
         return align_up(view.nbytes, alignment)
+
+
+def _pipeline_loops(func: ir.Operation) -> list[ir.Operation]:
+    """The scf.for ops in `func` (any nesting) with `pto.pipeline_stages`."""
+    found = []
+    work = [func]
+    while work:
+        op = work.pop()
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    if inner.regions:
+                        if inner.name == "scf.for" and "pto.pipeline_stages" in inner.attributes:
+                            found.append(inner)
+                        work.append(inner)
+    return found

@@ -154,7 +154,7 @@ def test_a_shell_reports_130_and_its_loop_stops(tmp_path):
     takes a child that exits, even with code 130, as having handled the
     Ctrl-C, and goes on with the loop."""
     kernel = tmp_path / "k.pto"
-    kernel.write_text(pto_kernel(400))
+    kernel.write_text(pto_kernel(4000))  # runs for seconds: still running when the Ctrl-C comes
     tool = " ".join(f"'{a}'" for a in [*command("pto-opt"), str(kernel), "--convert-to-ptoas-multi-buffer", "-o", "/dev/null"])
 
     shell = subprocess.Popen(["bash", "-c", f"{tool}; echo status=$?"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
