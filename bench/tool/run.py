@@ -1,35 +1,34 @@
-"""Tool performance: our passes against C++ `mlir-opt`, measured in one run.
+"""Tool performance: our passes against C++ `mlir-opt` and against the
+Python floor, measured side by side in one run (issue 26; docs/performance.md).
 
 For each K (pipeline loops per module) every command runs as a whole process
-(start-up included, as a user sees it), several times; we keep the median:
+(start-up included, as a user sees it), several times, round-robin; we keep
+the median of wall and of CPU time (user + system):
 
   convert   pto-opt --convert-to-ptoas-multi-buffer            (the pass alone)
   pipeline  pto-opt --pto-pipeline --use-ptoas-multi-buffer    (with allocation)
   peer      mlir-opt --affine-pipeline-data-transfer            (C++, the same kind of job
             on K affine loops with a DMA, a compute and a store)
   floor     mlir-opt --irdl-file=<pto IRDL> on the generic form of our input
-            (parse + print: no pass can beat reading and writing the text)
+            (C++ parse + print: no pass can beat reading and writing the text)
+  pyfloor   python_floor.py: what no Python plugin reading and writing ptoas
+            syntax avoids (start, import mlir, translate, C++ parse and
+            print, translate back), as one process
 
-Our input is ptoas syntax in the shape PyPTO writes (generate.py), so every
-run reads and writes it through the translation layer. The share of that
-reading and writing in the conversion run (`pto-opt --mlir-timing`'s phase
-report: "read ptoas syntax" + "write ptoas syntax" over the run's wall time)
-is reported per K too.
+Our input is ptoas syntax in the shape PyPTO writes (generate.py). The share
+of reading and writing ptoas syntax in the conversion run (`--mlir-timing`'s
+phase report) is reported per K too.
 
-It prints the ratios convert/peer, pipeline/peer, convert/floor and the
-read+write share per K, each command's growth exponent (slope of log time
-over log K) in time and in peak memory (the child's max RSS), the one-loop
-file (`pto-opt --convert-to-ptoas-multi-buffer` against `mlir-opt` parsing
-and printing it), and the lit suite's wall time per test (`lit -j 2`, over
-its number of tests). Then one row per target of issue 16 with its measured
-figure and whether it is met (docs/performance.md):
+Then: the one-loop file (a cold `pto-opt` process against `mlir-opt` parsing
+and printing it); the lit suite's CPU time per test (lit and every process
+it starts, through the tool server against plain processes: test/test_lit.py
+runs it the first way); embedded throughput (embedded.py: a PyPTO-style
+corpus through the API in one process, fresh and reused Context, against one
+C++ `mlir-opt` process per kernel); growth exponents (slope of log time and
+of log peak memory over log K). Last, one row per target of issue 26 with
+its measured figure and whether it is met.
 
-  conversion / peer at K = 4000 <= 1.0, pipeline / peer <= 1.5, conversion /
-  floor <= 3, one-loop pto-opt / mlir-opt <= 3, read+write share <= 15%,
-  growth exponents (K = 500 .. 16000, time and memory) <= 1.05, lit per test
-  <= half of 1.0 s (the suite's per-test time when the issue was filed).
-
-    python bench/tool/run.py [--sizes 500,1000,2000,4000,8000,16000] [--runs 5] [--no-lit] [--json out.json]
+    python bench/tool/run.py [--sizes 500,1000,2000,4000,8000,16000] [--runs 5] [--no-lit] [--no-embedded] [--kernels 629] [--json out.json]
 """
 
 from __future__ import annotations
@@ -103,58 +102,111 @@ ONE_LOOP = 1
 """The one-loop file: a module with a single pipeline loop, the size users'
 kernels mostly have, where start-up decides the time."""
 
-LIT_BASELINE_S_PER_TEST = 1.0
-"""The lit suite's wall time per test when issue 16 was filed (~1 s)."""
+
+def python_floor() -> list[str]:
+    return [sys.executable, str(HERE / "python_floor.py")]
 
 
-def one_loop_ratio(tmp: Path, ours: list[str], mlir_opt: str, runs: int) -> tuple[float, float]:
-    """(pto-opt converting, mlir-opt parsing and printing) medians on the one-loop file."""
+def one_loop_ratio(tmp: Path, ours: list[str], mlir_opt: str, runs: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((wall, CPU) of pto-opt converting, (wall, CPU) of mlir-opt parsing and printing), medians, on the one-loop file."""
     pto = tmp / "one.pto"
     pto.write_text(pto_kernel(ONE_LOOP))
     generic = tmp / "one.mlir"
     subprocess.run([*ours, str(pto), "--mlir-print-op-generic", "-o", str(generic)], check=True)
     mine, theirs = [], []
-    for _ in range(max(runs, 5)):
-        mine.append(run_once([*ours, str(pto), "--convert-to-ptoas-multi-buffer"])[0])
-        theirs.append(run_once([mlir_opt, f"--irdl-file={IRDL}", str(generic)])[0])
-    return statistics.median(mine), statistics.median(theirs)
+    for _ in range(max(runs, 5) * 2):
+        mine.append(run_once([*ours, str(pto), "--convert-to-ptoas-multi-buffer"])[:2])
+        theirs.append(run_once([mlir_opt, f"--irdl-file={IRDL}", str(generic)])[:2])
+    med = lambda runs, i: statistics.median(r[i] for r in runs)  # noqa: E731
+    return (med(mine, 0), med(mine, 1)), (med(theirs, 0), med(theirs, 1))
 
 
-def lit_seconds_per_test() -> tuple[float, int]:
-    """(wall seconds, tests) of the whole lit suite, as `pytest` runs it (two workers)."""
-    start = time.perf_counter()
+def lit_cpu(server: bool) -> tuple[float, float, int]:
+    """(CPU seconds, wall seconds, tests) of the whole lit suite (`lit -j 2`),
+    with every process it starts: through a tool server (whose CPU, with its
+    forks', counts too) or as plain processes."""
     lit = Path(sys.executable).parent / "lit"
-    done = subprocess.run([str(lit), "-q", "-j", "2", str(ROOT / "test")], capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"lit failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    found = [line for line in (done.stdout + done.stderr).splitlines() if "Total Discovered Tests:" in line]
+    env = {k: v for k, v in os.environ.items() if k != "PTO_TOOL_SERVER"}
+    with tempfile.TemporaryDirectory(prefix="pto-bench-server-") as tmp:
+        daemon = None
+        if server:
+            path = os.path.join(tmp, "socket")
+            daemon = subprocess.Popen([sys.executable, "-m", "pto_dialect.tools.server", "--socket", path], cwd=ROOT)
+            while not os.path.exists(path):
+                if daemon.poll() is not None:
+                    sys.exit("the tool server did not start")
+                time.sleep(0.02)
+            env["PTO_TOOL_SERVER"] = path
+        start = time.perf_counter()
+        with tempfile.TemporaryFile() as out:
+            child = subprocess.Popen([str(lit), "-q", "-j", "2", str(ROOT / "test")], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - start
+            out.seek(0)
+            text = out.read().decode(errors="replace")
+        cpu = usage.ru_utime + usage.ru_stime
+        if daemon is not None:
+            daemon.terminate()
+            _, _, server_usage = os.wait4(daemon.pid, 0)
+            cpu += server_usage.ru_utime + server_usage.ru_stime
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"lit failed:\n{text[-3000:]}")
+    found = [line for line in text.splitlines() if "Total Discovered Tests:" in line]
     tests = int(found[-1].split(":")[1]) if found else 1
-    return wall, tests
+    return cpu, wall, tests
 
 
-def target_rows(sizes, rows, exponents, memory_exponents, one_loop, lit) -> list[tuple[str, str, str, bool]]:
-    """(figure, measured, target, met) per target of issue 16 (module docstring)."""
+def target_rows(sizes, rows, exponents, memory_exponents, one_loop, lit, embedded) -> list[tuple[str, str, str, bool]]:
+    """(figure, measured, target, met) per target of issue 26 (module docstring):
+    the CPU ratio decides, the wall ratio is shown beside it."""
     out = []
     at = next((r for r in rows if r["K"] == 4000), rows[-1])
     k = at["K"]
-    out.append((f"conversion / C++ peer, K = {k}", f"{at['convert_over_peer']:.2f}", "<= 1.0", at["convert_over_peer"] <= 1.0))
-    out.append((f"--pto-pipeline / C++ peer, K = {k}", f"{at['pipeline_over_peer']:.2f}", "<= 1.5", at["pipeline_over_peer"] <= 1.5))
-    out.append((f"conversion / C++ parse+print floor, K = {k}", f"{at['convert_over_floor']:.2f}", "<= 3", at["convert_over_floor"] <= 3))
-    ratio = one_loop[0] / one_loop[1]
-    out.append(("one-loop file, pto-opt / mlir-opt parse+print", f"{ratio:.2f}", "<= 3", ratio <= 3))
-    share = at["read_write_share_of_convert"]
-    out.append((f"ptoas reading + writing share of the conversion, K = {k}", f"{100 * share:.1f}%", "<= 15%", share <= 0.15))
+
+    def ratio_row(figure, num, den, limit):
+        cpu = at["cpu_s"][num] / at["cpu_s"][den]
+        wall = at["wall_s"][num] / at["wall_s"][den]
+        out.append((f"{figure}, K = {k} (CPU; wall)", f"{cpu:.2f}; {wall:.2f}", f"<= {limit}", cpu <= limit))
+
+    ratio_row("conversion / Python floor", "convert", "pyfloor", 1.6)
+    ratio_row("conversion / C++ peer", "convert", "peer", 1.8)
+    ratio_row("--pto-pipeline / C++ peer", "pipeline", "peer", 2.5)
+    (mine_wall, mine_cpu), (theirs_wall, theirs_cpu) = one_loop
+    out.append(
+        (
+            "one-loop file, cold pto-opt / mlir-opt (CPU; wall)",
+            f"{mine_cpu / theirs_cpu:.2f}; {mine_wall / theirs_wall:.2f}",
+            "<= 2.6",
+            mine_cpu / theirs_cpu <= 2.6,
+        )
+    )
+    if lit is not None:
+        served, plain = lit
+        r = (served[0] / served[2]) / (plain[0] / plain[2])
+        out.append(("lit suite CPU per test, tool server / plain processes", f"{r:.2f}", "<= 0.35", r <= 0.35))
+    if embedded is not None:
+        out.append(
+            (
+                "embedded corpus, fresh Context / mlir-opt per kernel",
+                f"{embedded['fresh_over_mlir_opt']:.2f}",
+                ">= 3",
+                embedded["fresh_over_mlir_opt"] >= 3,
+            )
+        )
+        out.append(
+            (
+                "embedded corpus, reused Context / mlir-opt per kernel",
+                f"{embedded['reused_over_mlir_opt']:.2f}",
+                ">= 4",
+                embedded["reused_over_mlir_opt"] >= 4,
+            )
+        )
     span = f"K = {sizes[0]} .. {sizes[-1]}"
     for name in ("convert", "pipeline"):
         if name in exponents:
             out.append((f"growth exponent, {name} time, {span}", f"{exponents[name]:.2f}", "<= 1.05", exponents[name] <= 1.05))
             e = memory_exponents[name]
             out.append((f"growth exponent, {name} peak memory, {span}", f"{e:.2f}", "<= 1.05", e <= 1.05))
-    if lit is not None:
-        per_test = lit[0] / lit[1]
-        limit = LIT_BASELINE_S_PER_TEST / 2
-        out.append(("lit suite wall time per test (s)", f"{per_test:.2f}", f"<= {limit:.2f}", per_test <= limit))
     return out
 
 
@@ -171,6 +223,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="500,1000,2000,4000,8000,16000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-lit", action="store_true", help="skip timing the lit suite")
+    parser.add_argument("--no-embedded", action="store_true", help="skip the embedded corpus")
+    parser.add_argument("--kernels", type=int, default=629, help="kernels in the embedded corpus")
     parser.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -181,6 +235,7 @@ def main() -> None:
         "pipeline": lambda pto, _: ours + [pto, "--pto-pipeline", "--use-ptoas-multi-buffer"],
         "peer": lambda _, affine: [mlir_opt, "--affine-pipeline-data-transfer", affine],
         "floor": lambda pto, _: [mlir_opt, f"--irdl-file={IRDL}", str(Path(pto).with_suffix(".mlir"))],
+        "pyfloor": lambda pto, _: [*python_floor(), pto, str(Path(pto).with_suffix(".floor.pto"))],
     }
     env_note = {"PTO_PTOAS_MULTI_BUFFER": os.environ.get("PTO_PTOAS_MULTI_BUFFER")}
     # The bytecode an installed package has: an editable install under
@@ -225,44 +280,56 @@ def main() -> None:
             shares.append(statistics.median(runs_shares))
             print(f"K={k}: " + ", ".join(f"{n} {results[n][-1]:.3f}s" for n in commands), file=sys.stderr, flush=True)
         one_loop = one_loop_ratio(Path(tmp), ours, mlir_opt, args.runs)
-    lit_per_test = None if args.no_lit else lit_seconds_per_test()
+    lit = None if args.no_lit else (lit_cpu(server=True), lit_cpu(server=False))
+    embedded = None
+    if not args.no_embedded:
+        from embedded import measure
+
+        embedded = measure(args.kernels, max(args.runs // 2, 1), mlir_opt)
     rows = []
     header = (
-        f"{'K':>6} {'convert s':>10} {'pipeline s':>11} {'peer s':>8} {'floor s':>8} {'conv/peer':>10} {'pipe/peer':>10} {'conv/floor':>11} {'read+write':>11}"
+        f"{'K':>6} " + " ".join(f"{name + ' s':>11}" for name in commands) + f" {'conv/pyfloor':>12} {'conv/peer':>10} {'pipe/peer':>10} {'read+write':>11}"
     )
+    print("wall (CPU in the JSON and the targets)")
     print(header)
     for i, k in enumerate(sizes):
-        c, p, peer, floor = (results[n][i] for n in ("convert", "pipeline", "peer", "floor"))
+        wall = {name: results[name][i] for name in commands}
+        cpu = {name: cpu_results[name][i] for name in commands}
         row = {
             "K": k,
-            "convert_s": c,
-            "pipeline_s": p,
-            "peer_s": peer,
-            "floor_s": floor,
-            "convert_over_peer": c / peer,
-            "pipeline_over_peer": p / peer,
-            "convert_over_floor": c / floor,
-            "cpu_s": {name: cpu_results[name][i] for name in commands},
-            "cpu_convert_over_peer": cpu_results["convert"][i] / cpu_results["peer"][i],
-            "cpu_pipeline_over_peer": cpu_results["pipeline"][i] / cpu_results["peer"][i],
+            "wall_s": wall,
+            "cpu_s": cpu,
             "read_write_share_of_convert": shares[i],
             "peak_mib": {name: memory_results[name][i] for name in commands},
         }
         rows.append(row)
-        print(f"{k:>6} {c:>10.3f} {p:>11.3f} {peer:>8.3f} {floor:>8.3f} {c / peer:>9.2f}x {p / peer:>9.2f}x {c / floor:>10.2f}x {100 * shares[i]:>10.1f}%")
+        print(
+            f"{k:>6} "
+            + " ".join(f"{wall[name]:>11.3f}" for name in commands)
+            + f" {cpu['convert'] / cpu['pyfloor']:>11.2f}x {cpu['convert'] / cpu['peer']:>9.2f}x"
+            + f" {cpu['pipeline'] / cpu['peer']:>9.2f}x {100 * shares[i]:>10.1f}%"
+        )
     exponents = {name: growth_exponent(sizes, times) for name, times in results.items()} if len(sizes) > 1 else {}
     memory_exponents = {name: growth_exponent(sizes, m) for name, m in memory_results.items()} if len(sizes) > 1 else {}
     if exponents:
         print("growth exponents, time: " + ", ".join(f"{n} {e:.2f}" for n, e in exponents.items()))
         print("growth exponents, peak memory: " + ", ".join(f"{n} {e:.2f}" for n, e in memory_exponents.items()))
-    print(f"one-loop file: pto-opt {one_loop[0]:.3f}s, mlir-opt {one_loop[1]:.3f}s")
-    if lit_per_test is not None:
-        print(f"lit: {lit_per_test[0]:.1f}s for {lit_per_test[1]} tests")
-    targets = target_rows(sizes, rows, exponents, memory_exponents, one_loop, lit_per_test)
+    (mw, mc), (tw, tc) = one_loop
+    print(f"one-loop file: pto-opt {mw:.3f}s wall {mc:.3f}s CPU, mlir-opt {tw:.3f}s wall {tc:.3f}s CPU")
+    if lit is not None:
+        for name, (cpu, wall, tests) in zip(("tool server", "plain processes"), lit):
+            print(f"lit, {name}: {cpu:.1f} CPU-s, {wall:.1f} s wall for {tests} tests ({cpu / tests:.3f} CPU-s a test)")
+    if embedded is not None:
+        r = embedded["kernels_per_s"]
+        print(
+            f"embedded, {embedded['kernels']} kernels: API fresh Context {r['fresh']:.1f}/s, reused {r['reused']:.1f}/s,"
+            f" mlir-opt per kernel {r['mlir-opt']:.1f}/s"
+        )
+    targets = target_rows(sizes, rows, exponents, memory_exponents, one_loop, lit, embedded)
     print()
-    print(f"{'target (issue 16)':<60} {'measured':>9} {'target':>8}  met")
+    print(f"{'target (issue 26)':<66} {'measured':>11} {'target':>8}  met")
     for figure, measured, limit, met in targets:
-        print(f"{figure:<60} {measured:>9} {limit:>8}  {'yes' if met else 'NO'}")
+        print(f"{figure:<66} {measured:>11} {limit:>8}  {'yes' if met else 'NO'}")
     if args.json:
         machine = {
             "platform": platform.platform(),
@@ -277,8 +344,9 @@ def main() -> None:
             "rows": rows,
             "exponents": exponents,
             "memory_exponents": memory_exponents,
-            "one_loop_s": {"pto-opt": one_loop[0], "mlir-opt": one_loop[1]},
-            "lit_s_per_test": lit_per_test[0] / lit_per_test[1] if lit_per_test else None,
+            "one_loop": {"pto-opt": {"wall_s": mw, "cpu_s": mc}, "mlir-opt": {"wall_s": tw, "cpu_s": tc}},
+            "lit": {name: {"cpu_s": c, "wall_s": w, "tests": t} for name, (c, w, t) in zip(("server", "plain"), lit)} if lit else None,
+            "embedded": embedded,
             "targets": [{"figure": f, "measured": m, "target": t, "met": ok} for f, m, t, ok in targets],
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n")
