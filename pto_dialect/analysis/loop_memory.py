@@ -42,8 +42,7 @@ class LoopMemory:
         """Drop everything read: the caller is about to change the IR (values
         read may be erased; reading them again would touch freed memory)."""
         self.forget_reads()
-        self.answers.clear()
-        self.answered.clear()
+        self.answers.clear()  # (`answered` stays: from now on each loop is read as the IR then is)
 
     def forget_reads(self) -> None:
         """Drop the IR read, keep the answers: the caller is about to rewrite
@@ -69,8 +68,8 @@ class LoopMemory:
             answer = self.answers.get(loop)
             if answer is not None:
                 return answer
-        # Not a pipeline loop of a function when it was first asked about
-        # (none such is asked today): read the IR as it is now.
+        # Asked after `forget`, or not a pipeline loop of its function when
+        # the function was first asked about: read the IR as it is now.
         self.forget_reads()
         return self.read_around(loop)
 
