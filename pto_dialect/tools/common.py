@@ -3,6 +3,7 @@ and turning whatever ends a run into a message and an exit code."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -11,6 +12,42 @@ from typing import NoReturn
 
 class ToolError(Exception):
     """A failure outside the IR (bad flag, unwritable file): one message."""
+
+
+def start_tool_process() -> None:
+    """What a tool's own process (console_main, never the API or a test
+    calling `main`) sets before it loads anything (docs/performance.md,
+    "Start-up"): the extension modules' symbols bound when first called
+    rather than all at load (`RTLD_LAZY`: the 200 MB MLIR library has tens
+    of thousands), and the cycle collector run 30 times less often (the
+    start allocates ~10^5 objects that live to the end; a run's garbage
+    is still collected, in larger steps)."""
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags((flags & ~os.RTLD_NOW) | os.RTLD_LAZY)
+    gc.set_threshold(20_000, 20, 20)
+    global _TOOL_PROCESS
+    _TOOL_PROCESS = True
+
+
+_TOOL_PROCESS = False
+
+
+def import_mlir(numpy: bool = True) -> None:
+    """Import `mlir.ir`, without numpy unless `numpy` (below). In a tool's
+    own process (`start_tool_process`), the bindings then no longer import
+    an upstream dialect's Python module (`mlir.dialects.scf`, ...) when
+    they first meet one of its ops: the tools use ops through the generic
+    `Operation` API, and the modules cost ~25 ms of a one-loop run; a
+    module the code imports itself (`from mlir.dialects import arith`)
+    works as usual."""
+    if numpy:
+        import mlir.ir  # noqa: F401
+    else:
+        import_mlir_without_numpy()
+    if _TOOL_PROCESS:
+        from mlir._mlir_libs import _mlir
+
+        _mlir.globals.dialect_search_modules = []
 
 
 def import_mlir_without_numpy() -> None:

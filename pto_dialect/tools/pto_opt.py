@@ -446,9 +446,9 @@ def main(argv: list[str] | None = None) -> int:
         if opts.help:
             output.stdout_text(build_parser().format_help())
             return 0
-        from .common import import_mlir_without_numpy
+        from .common import import_mlir
 
-        import_mlir_without_numpy()
+        import_mlir(numpy=False)
         if opts.list_passes:
             output.stdout_text(list_passes(opts.verbose) + "\n")
             return 0
@@ -481,9 +481,10 @@ def console_main() -> None:
     """The `pto-opt` command (launch.py; `python -m`): `main` without the
     teardown, with the signals' default actions (interrupts.py)."""
     from ..support.interrupts import install
-    from .common import run_and_exit
+    from .common import run_and_exit, start_tool_process
 
     install()
+    start_tool_process()
 
     run_and_exit(main)
 

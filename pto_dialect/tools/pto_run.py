@@ -208,6 +208,9 @@ class Runner:
     # -- stages -----------------------------------------------------------------------
 
     def run(self) -> int:
+        from .common import import_mlir
+
+        import_mlir()
         from ..driver.session import Session, read_source
 
         opts = self.opts
@@ -414,10 +417,10 @@ def console_main() -> None:
     """The `pto-run` command (launch.py; `python -m`): `main` without the
     teardown, with the signals' default actions (interrupts.py)."""
     from ..support.interrupts import install
-    from .common import run_and_exit
+    from .common import run_and_exit, start_tool_process
 
     install()
-
+    start_tool_process()
     run_and_exit(main)
 
 
