@@ -455,7 +455,8 @@ class _Conversion:
         if operands.addr is not None:
             tile.reason = "it has an explicit addr"
         elif tile.space not in self.spaces:
-            tile.reason = f"its space \"{tile.space}\" is not in spaces={','.join(self.spaces)}"
+            asked = ",".join(self.spaces)
+            tile.reason = f"its space \"{tile.space}\" is not in spaces={asked} (to multi-buffer it: {self.name}{{spaces={asked},{tile.space}}})"
         elif view is not None and view.compact == ROW_PLUS_ONE:
             tile.reason = "it uses row_plus_one compaction, whose padded rows would overlap the next slot"
         elif view is not None and view.dtype in LOW_PRECISION:
