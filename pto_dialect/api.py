@@ -43,15 +43,29 @@ def parse(text: str, name: str = "<string>", context: ir.Context | None = None) 
 
     Raises `ParseError` when the text is not a valid module; diagnostics
     name the file `name`, and so do the report records of `run_passes` on
-    the module.
+    the module. The warnings and remarks of a module that parses go to the
+    Context's diagnostic handlers afterwards, at their positions in `name`
+    (as `ir.Module.parse` leaves them to the handlers; MLIR's default
+    handler prints them); its errors are the exception's.
     """
     source = Source(name, text.removeprefix("\ufeff"))  # a byte-order mark is not text (read_source drops it too)
-    with Session(source, context=context or ir.Context.current) as session:
+    ctx = context or ir.Context.current
+    with Session(source, context=ctx) as session:
         module = session.parse()
     if module is None:
         raise ParseError(session.diagnostics, source)
     _SOURCE_NAMES[module] = name
+    for d in session.diagnostics:
+        if d.severity != diagnostics.ERROR:
+            notes = [(_location(n, ctx), n.message) for n in d.notes]
+            diagnostics.emit(_location(d, ctx), d.severity, d.message, notes)
     return module
+
+
+def _location(d: Diag, context: ir.Context) -> ir.Location:
+    if d.file is None:
+        return ir.Location.unknown(context)
+    return ir.Location.file(d.file, d.line, d.col, context=context)
 
 
 def to_generic(text: str, name: str = "<string>") -> str:

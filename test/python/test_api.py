@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from mlir import ir
@@ -240,3 +241,21 @@ def test_remarks_without_native_diagnostics_go_to_fallback_sinks():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
+
+
+def test_a_handler_sees_parse_warnings_in_the_named_file(context):
+    """A warning of ptoas's rules at parse (two slots of one multi-tile
+    buffer in one iteration: docs/dialect.md) reaches the caller's handler,
+    at the line and column of the file named to `parse`, not MLIR's `-`."""
+    handler = Handler(context)
+    text = (Path(__file__).resolve().parents[1] / "Dialect" / "pto" / "co-live-slots.pto").read_text()
+    with context:
+        pto_dialect.parse(text, name="kernels/colive.pto")
+    warnings = [(message, line) for severity, message, line in handler.seen if severity == "warning"]
+    assert len(warnings) == 1 and warnings[0][0].startswith("a second slot of this multi-tile buffer"), handler.seen
+    assert warnings[0][1] == 20
+    located = []
+    context.attach_diagnostic_handler(lambda d: located.append(str(d.location)) or True)
+    with context:
+        pto_dialect.parse(text, name="kernels/colive.pto")
+    assert located == ['loc("kernels/colive.pto":20:10)']
