@@ -25,29 +25,21 @@ def start_tool_process() -> None:
     flags = sys.getdlopenflags()
     sys.setdlopenflags((flags & ~os.RTLD_NOW) | os.RTLD_LAZY)
     gc.set_threshold(20_000, 20, 20)
-    global _TOOL_PROCESS
-    _TOOL_PROCESS = True
-
-
-_TOOL_PROCESS = False
 
 
 def import_mlir(numpy: bool = True) -> None:
-    """Import `mlir.ir`, without numpy unless `numpy` (below). In a tool's
-    own process (`start_tool_process`), the bindings then no longer import
-    an upstream dialect's Python module (`mlir.dialects.scf`, ...) when
-    they first meet one of its ops: the tools use ops through the generic
-    `Operation` API, and the modules cost ~25 ms of a one-loop run; a
-    module the code imports itself (`from mlir.dialects import arith`)
-    works as usual."""
+    """Import `mlir.ir`, without numpy unless `numpy` (below).
+
+    (The bindings import an upstream dialect's Python module, such as
+    `mlir.dialects.scf`, when they first wrap one of its ops: ~25 ms of a
+    one-loop run. Emptying their search path (`dialect_search_modules`)
+    avoids that, but then every wrap of such an op retries the import:
+    the conversion at K = 4000 took 9.1 s instead of 2.0 s. Measured, not
+    done.)"""
     if numpy:
         import mlir.ir  # noqa: F401
     else:
         import_mlir_without_numpy()
-    if _TOOL_PROCESS:
-        from mlir._mlir_libs import _mlir
-
-        _mlir.globals.dialect_search_modules = []
 
 
 def import_mlir_without_numpy() -> None:
