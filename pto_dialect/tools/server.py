@@ -19,12 +19,13 @@ ignores (`nohup` stays `nohup`), and the file-creation mask. The tool then
 runs its own `console_main` (its `install()` gives the signals their
 default action), and ends by `os._exit` as it does in a plain process.
 
-Per connection the server forks a handler that forks the tool: the handler
-sends the client the tool's pid (the client forwards Ctrl-C, SIGTERM and
-SIGHUP to it) and then the tool's wait status, from which the client ends
-as `launch.py` ends a plain run (the same code). A client that goes away
-(a test runner's timeout killing it) takes its tool with it: the handler
-watches the connection and kills the tool when it closes.
+Per request the server forks once, the tool; it sends the client the
+tool's pid (the client forwards Ctrl-C, SIGTERM and SIGHUP to it) and,
+when the tool ends (SIGCHLD wakes the server's loop), its wait status,
+from which the client ends as `launch.py` ends a plain run (the same
+code). A client that goes away (a test runner's timeout killing it) takes
+its tool with it: the server watches each run's connection and kills the
+tool when it closes.
 
 The plain processes stay what a user gets; the server is for runners of
 many short runs (our lit suite uses it when `PTO_TOOL_SERVER` names a live
@@ -34,6 +35,7 @@ socket: lit.cfg.py, test/test_lit.py).
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import pkgutil
@@ -79,6 +81,11 @@ def serve(path: str, idle_exit: float | None = None) -> None:
     """Accept requests on the Unix socket `path` until SIGTERM or SIGINT,
     or until no request has come for `idle_exit` seconds."""
     warm()
+    # The forks share the server's memory until they write to it; a
+    # collection in a fork would write to the header of every object the
+    # server made (copying each page they are on). Frozen, they are left alone.
+    gc.collect()
+    gc.freeze()
     if "" in sys.path:
         sys.path.remove("")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -91,102 +98,116 @@ def serve(path: str, idle_exit: float | None = None) -> None:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
+    # A tool's end wakes the loop: SIGCHLD writes a byte to `wake`.
+    wake, woken = os.pipe()
+    os.set_blocking(wake, False)
+    os.set_blocking(woken, False)
+    signal.set_wakeup_fd(woken)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    runs: dict[int, socket.socket] = {}  # tool pid -> its client's connection
+    watched: dict[socket.socket, int] = {}  # the connections of runs whose client is still there
     last = time.monotonic()
-    handlers: set[int] = set()
     try:
         while not stopping:
             try:
-                ready, _, _ = select.select([listener], [], [], 0.5)
+                ready, _, _ = select.select([listener, wake, *watched], [], [], 0.5)
             except InterruptedError:
                 continue
-            _reap(handlers)
-            if not ready:
-                if idle_exit is not None and not handlers and time.monotonic() - last > idle_exit:
-                    break
-                continue
-            conn, _ = listener.accept()
-            last = time.monotonic()
-            pid = os.fork()
-            if pid == 0:
-                listener.close()
-                _handle(conn)  # never returns
-            handlers.add(pid)
-            conn.close()
+            if wake in ready:
+                try:
+                    while os.read(wake, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+            _reap(runs, watched, block=False)
+            for conn in ready:
+                if conn in watched and not _peek(conn):
+                    # The client went away (killed by a runner's timeout): so does its run.
+                    try:
+                        os.kill(watched.pop(conn), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            if listener in ready:
+                conn, _ = listener.accept()
+                last = time.monotonic()
+                _start(conn, listener, (wake, woken), runs, watched)
+            elif idle_exit is not None and not runs and time.monotonic() - last > idle_exit:
+                break
     finally:
         listener.close()
         try:
             os.unlink(path)
         except FileNotFoundError:
             pass
-        # The handlers' (and through them the tools') CPU time counts in
-        # whoever waits for this process: wait for every one.
-        for pid in handlers:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
+        # The tools' CPU time counts in whoever waits for this process.
+        _reap(runs, watched, block=True)
 
 
-def _reap(handlers: set[int]) -> None:
-    for pid in list(handlers):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            handlers.discard(pid)
-
-
-def _handle(conn: socket.socket) -> None:
-    """The handler: read the request, fork the tool, report its pid and
-    its wait status; kill it if the client goes away first."""
-    code = 1
+def _peek(conn: socket.socket) -> bytes:
     try:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return conn.recv(1, socket.MSG_PEEK)
+    except OSError:
+        return b""
+
+
+def _start(conn: socket.socket, listener: socket.socket, pipe: tuple[int, int], runs: dict, watched: dict) -> None:
+    """Read a request and fork its tool; the tool's pid goes to the client."""
+    try:
+        conn.settimeout(10)  # a client sends its request at once
         request, fds = recv_message(conn, max_fds=3)
+        conn.settimeout(None)
         if request.get("tool") not in TOOLS or len(fds) != 3:
             send_message(conn, {"error": f"bad request: {request.get('tool')!r} with {len(fds)} streams"})
-            os._exit(1)
-        tool = os.fork()
-        if tool == 0:
+            for fd in fds:
+                os.close(fd)
             conn.close()
-            try:
-                _run_tool(request, fds)  # never returns
-            finally:
-                import traceback
+            return
+    except (OSError, ValueError, EOFError, TypeError, ConnectionError):
+        conn.close()
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for fd in (*pipe, listener.fileno(), conn.fileno(), *(c.fileno() for c in runs.values())):
+                os.close(fd)
+            _run_tool(request, fds)  # never returns
+        finally:
+            import traceback
 
-                traceback.print_exc()
-                os._exit(1)
-        for fd in fds:
-            os.close(fd)
-        send_message(conn, {"pid": tool})
-        status = _wait_or_kill(tool, conn)
-        send_message(conn, {"status": status})
-        code = 0
-    except (OSError, ValueError, ConnectionError):
-        pass
-    os._exit(code)
-
-
-def _wait_or_kill(tool: int, conn: socket.socket) -> int:
-    """The tool's wait status; if the connection closes first (the client
-    was killed), the tool is killed too."""
-    watch = os.pidfd_open(tool) if hasattr(os, "pidfd_open") else None
+            traceback.print_exc()
+            os._exit(1)
+    for fd in fds:
+        os.close(fd)
+    runs[pid] = conn
+    watched[conn] = pid
     try:
-        while True:
-            if watch is not None:
-                ready, _, _ = select.select([watch, conn], [], [])
-            else:
-                ready, _, _ = select.select([conn], [], [], 0.02)
-            if conn in ready and not conn.recv(1, socket.MSG_PEEK):
-                os.kill(tool, signal.SIGKILL)
-            done, status = os.waitpid(tool, 0 if (watch is not None and watch in ready) else os.WNOHANG)
-            if done:
-                return status
-    finally:
-        if watch is not None:
-            os.close(watch)
+        send_message(conn, {"pid": pid})
+    except OSError:
+        pass
+
+
+def _reap(runs: dict, watched: dict, block: bool) -> None:
+    """Send each ended tool's wait status to its client."""
+    while runs:
+        try:
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+        if pid == 0:
+            return
+        conn = runs.pop(pid, None)
+        if conn is None:
+            continue
+        watched.pop(conn, None)
+        try:
+            send_message(conn, {"status": status})
+        except OSError:
+            pass
+        conn.close()
 
 
 def _run_tool(request: dict, fds: list[int]) -> None:

@@ -1,30 +1,37 @@
 """The tool server's messages (server.py, client.py): each is a 4-byte
-length and that many bytes of JSON; the request carries the client's three
-standard streams as file descriptors (SCM_RIGHTS) with its first bytes.
-Imports only what the client must: it starts in milliseconds."""
+length and that many bytes of `marshal` data (a dict of strings, numbers
+and lists: the client and the server are the same Python); the request
+carries the client's three standard streams as file descriptors
+(SCM_RIGHTS) with its first bytes. The socket lies in a directory only
+its user can enter.
+
+Built on the C modules alone (`_socket`, `marshal`, `_struct`): the client
+imports this, and `socket` with its `selectors`, `enum` and `collections`
+took most of the client's start."""
 
 from __future__ import annotations
 
-import json
-import socket
-import struct
+import _socket
+import _struct
+import marshal
 
-HEADER = struct.Struct("!I")
-"""Each message is a 4-byte length and that many bytes of JSON."""
+_HEADER = _struct.Struct("!I")
+_FD = _struct.Struct("i")
+MAX_MESSAGE = 64 << 20
 
-MAX_REQUEST = 64 << 20
 
-
-def send_message(conn: socket.socket, payload: dict, fds: list[int] | None = None) -> None:
-    data = json.dumps(payload).encode()
-    blob = HEADER.pack(len(data)) + data
+def send_message(conn, payload: dict, fds: list[int] | None = None) -> None:
+    data = marshal.dumps(payload)
+    blob = _HEADER.pack(len(data)) + data
     if fds:
-        socket.send_fds(conn, [blob], fds)
-    else:
+        ancillary = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b"".join(_FD.pack(fd) for fd in fds))]
+        sent = conn.sendmsg([blob], ancillary)
+        blob = blob[sent:]
+    if blob:
         conn.sendall(blob)
 
 
-def _recv_exact(conn: socket.socket, size: int, first: bytes = b"") -> bytes:
+def _recv_exact(conn, size: int, first: bytes = b"") -> bytes:
     data = bytearray(first)
     while len(data) < size:
         chunk = conn.recv(size - len(data))
@@ -34,16 +41,20 @@ def _recv_exact(conn: socket.socket, size: int, first: bytes = b"") -> bytes:
     return bytes(data)
 
 
-def recv_message(conn: socket.socket, max_fds: int = 0) -> tuple[dict, list[int]]:
+def recv_message(conn, max_fds: int = 0) -> tuple[dict, list[int]]:
     """One message, and the file descriptors that came with its first bytes."""
+    fds: list[int] = []
     if max_fds:
-        head, fds, _flags, _addr = socket.recv_fds(conn, HEADER.size, max_fds)
+        head, ancillary, _flags, _addr = conn.recvmsg(_HEADER.size, _socket.CMSG_SPACE(max_fds * _FD.size))
+        for level, kind, data in ancillary:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                whole = len(data) - len(data) % _FD.size
+                fds.extend(_FD.unpack_from(data, i)[0] for i in range(0, whole, _FD.size))
     else:
-        head, fds = conn.recv(HEADER.size), []
+        head = conn.recv(_HEADER.size)
     if not head:
         raise ConnectionError("the connection closed")
-    head = _recv_exact(conn, HEADER.size, head)
-    (size,) = HEADER.unpack(head)
-    if size > MAX_REQUEST:
+    (size,) = _HEADER.unpack(_recv_exact(conn, _HEADER.size, head))
+    if size > MAX_MESSAGE:
         raise ValueError(f"a message of {size} bytes")
-    return json.loads(_recv_exact(conn, size)), list(fds)
+    return marshal.loads(_recv_exact(conn, size)), fds

@@ -96,17 +96,17 @@ def test_no_server_means_the_plain_tool(tmp_path):
 
 
 def _tools_of(server_pid: int) -> list[int]:
-    """The server's grandchildren: the tools' processes (handler -> tool)."""
-    parents = {}
+    """The server's children: the tools' processes."""
+    children = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    handlers = {pid for pid, parent in parents.items() if parent == server_pid}
-    return [pid for pid, parent in parents.items() if parent in handlers]
+            if int(stat.rsplit(")", 1)[1].split()[1]) == server_pid:
+                children.append(int(entry))
+    return children
 
 
 def _wait_for(predicate, timeout=30.0) -> bool:
