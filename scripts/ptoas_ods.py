@@ -2,6 +2,16 @@
 
     python scripts/ptoas_ods.py PTOOps.td            # one op name a line
     python scripts/ptoas_ods.py --json PTOOps.td     # each op's arguments, results, regions, format
+    python scripts/ptoas_ods.py --defaults PTOOps.td PTOAttrs.td
+        # each default-valued attribute: op, name, its default as ptoas prints it, held/optional
+
+`test/python/data/ptoas_defaults.txt` is the third output at the same
+commit: test/python/test_ptoas_ops.py asserts the op table gives every op
+those attributes with those defaults (`Attribute.default`, `.held`).
+A `DefaultValuedAttr` is *held*: MLIR gives every op ptoas builds the
+default when the text leaves it out (ODS's populateDefaultAttrs), so a
+printer that prints the op's attribute dictionary prints it; a
+`DefaultValuedOptionalAttr` is only the getter's answer when absent.
 
 `test/python/data/ptoas_ops.txt` is the first output at the PTOAS commit
 `pto-parse` is built from (tonibohnlein/PTOAS e32488c9,
@@ -132,14 +142,84 @@ def read_ops(td_text: str) -> list[dict]:
     return ops
 
 
+_ENUM = re.compile(r'^def\s+(\w+)\s*:\s*PTO_I32Enum\s*<\s*"(\w+)"', re.M)
+_CASE = re.compile(r'I32EnumAttrCase\s*<\s*"(\w+)"\s*,\s*-?\d+\s*(?:,\s*"([^"]*)")?\s*>')
+_ENUM_ATTR = re.compile(r'^def\s+(\w+)\s*:\s*EnumAttr\s*<\s*\w+\s*,\s*(\w+)\s*,\s*"(\w+)"\s*>', re.M)
+
+
+def read_enum_attrs(td_text: str) -> dict[str, dict]:
+    """PTOAttrs.td's enum attributes: attribute def -> its mnemonic, whether
+    ptoas prints it pretty (`#pto.NAME<V>`, an assemblyFormat `<` $value `>`)
+    or opaque (`#pto<NAME V>`, EnumAttr's default `$value`), and its C++ enum
+    class with each case's printed string by its C++ name."""
+    text = _strip_comments(td_text)
+    enums: dict[str, tuple[str, dict[str, str]]] = {}
+    for m in _ENUM.finditer(text):
+        end = text.index("]>", m.end())
+        cases = {c.group(1): c.group(2) if c.group(2) is not None else c.group(1) for c in _CASE.finditer(text, m.end(), end)}
+        enums[m.group(1)] = (m.group(2), cases)
+    attrs = {}
+    for m in _ENUM_ATTR.finditer(text):
+        if m.group(2) not in enums:
+            continue
+        body = _body(text, m.start() + len("def"))
+        fmt = _let(body, "assemblyFormat") or "$value"
+        cpp, cases = enums[m.group(2)]
+        attrs[m.group(1)] = {"mnemonic": m.group(3), "pretty": "`<`" in fmt, "enum": cpp, "cases": cases}
+    return attrs
+
+
+_DEFAULT = re.compile(r'^(DefaultValued(?:Optional)?Attr)\s*<\s*(\w+)\s*,\s*"(.*)"\s*>$')
+
+
+def default_text(constraint: str, value: str, enum_attrs: dict[str, dict]) -> str:
+    """ODS's default (a C++ expression) as ptoas prints the attribute:
+    `#pto<div_precision default>`, `false`, `0` (an integer without its type:
+    how a format spells it; an attr-dict adds `: i32`)."""
+    if constraint in enum_attrs:
+        e = enum_attrs[constraint]
+        case = value.rsplit("::", 1)[-1]
+        if not value.endswith(f"{e['enum']}::{case}") or case not in e["cases"]:
+            raise ValueError(f"{constraint}: default {value!r} is no case of {e['enum']}")
+        shown = e["cases"][case]
+        return f"#pto.{e['mnemonic']}<{shown}>" if e["pretty"] else f"#pto<{e['mnemonic']} {shown}>"
+    if constraint == "BoolAttr" and value in ("true", "false"):
+        return value
+    if re.fullmatch(r"[SU]?I\d+Attr", constraint) and re.fullmatch(r"-?\d+", value):
+        return value
+    raise ValueError(f"unknown default {constraint}<{value!r}>")
+
+
+def read_defaults(ops: list[dict], enum_attrs: dict[str, dict]) -> list[tuple[str, str, str, bool]]:
+    """(op, attribute, default as ptoas prints it, held) of every
+    default-valued attribute, in the ODS's order."""
+    out = []
+    for op in ops:
+        for constraint, name in op["arguments"]:
+            m = _DEFAULT.match(constraint)
+            if m is None:
+                continue
+            out.append(("pto." + op["name"], name, default_text(m.group(2), m.group(3), enum_attrs), m.group(1) == "DefaultValuedAttr"))
+    return out
+
+
+def format_defaults(rows) -> str:
+    return "".join(f"{op} {name} {'held' if held else 'optional'} {text}\n" for op, name, text, held in rows)
+
+
 def main(argv: list[str]) -> int:
     as_json = "--json" in argv
-    paths = [a for a in argv if a != "--json"]
-    if len(paths) != 1:
+    defaults = "--defaults" in argv
+    paths = [a for a in argv if a not in ("--json", "--defaults")]
+    if len(paths) != (2 if defaults else 1):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     with open(paths[0], encoding="utf-8") as f:
         ops = read_ops(f.read())
+    if defaults:
+        with open(paths[1], encoding="utf-8") as f:
+            sys.stdout.write(format_defaults(read_defaults(ops, read_enum_attrs(f.read()))))
+        return 0
     if as_json:
         json.dump(ops, sys.stdout, indent=1)
         print()

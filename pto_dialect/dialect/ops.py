@@ -128,11 +128,53 @@ class Operand:
 
 @dataclass(frozen=True)
 class Attribute:
+    """One attribute of an op. `default` and `held` are ptoas's ODS
+    (`scripts/ptoas_ods.py --defaults`; test_ptoas_ops.py checks every one
+    against test/python/data/ptoas_defaults.txt): an attribute with a
+    default is the same op whether the text spells the default or leaves it
+    out (the reader drops it); ODS's printers leave it out, ptoas's
+    hand-written printers may not (`OpDef.printer`, `printed_default`)."""
+
     name: str
     kind: AttrKind
-    default: str | None = None  # the ptoas text of a default that printing elides from the attr-dict
+    default: str | None = None
+    """ODS's default (`DefaultValuedAttr`, `DefaultValuedOptionalAttr`), as
+    ptoas prints it in a format (an integer without its type)."""
     spelled: str = ""  # the keyword the text uses, when it is not the name
-    always: str | None = None  # printed with this value when absent (ptoas's custom printers)
+    held: bool = False
+    """A `DefaultValuedAttr`: every op ptoas builds holds it, set to the
+    default when the text has none (ODS's populateDefaultAttrs), so a
+    printer that prints the op's attribute dictionary prints it. A
+    `DefaultValuedOptionalAttr` is not held (only its getter answers the
+    default)."""
+    always: bool = False
+    """ptoas's hand-written printer spells it even when the op lacks it,
+    from its getter (the default): `id = 0` of the pipe set-up ops."""
+
+    def dict_text(self, value: str) -> str:
+        """`value` (format text) as an attr-dict entry's value: an integer
+        with its type (`0 : i32`)."""
+        if self.kind.kind == "int" and ":" not in value:
+            return f"{value} : i{self.kind.width}"
+        return value
+
+    def is_default(self, text: str | None) -> bool:
+        """Whether `text` (ptoas text, in a format or an attr-dict) is the default."""
+        if self.default is None or text is None:
+            return False
+        text = text.strip()
+        if self.kind.kind == "int":
+            text = text.split(":")[0].strip()
+        return text == self.default
+
+
+PRINTERS = {
+    "ods": "ODS's generated printer: an attribute at its default is left out (of the attr-dict and of optional groups)",
+    "dict": "a hand-written printer that prints the op's attribute dictionary (printOptionalAttrDict(getAttrs())): "
+    "a held default is printed, also when the text left it out",
+}
+"""What ptoas's printer of an op does with default-valued attributes
+(`OpDef.printer`)."""
 
 
 @dataclass(frozen=True)
@@ -166,10 +208,16 @@ class OpDef:
     level3_tmp: Level3Tmp | None = None
     """What ptoas requires of the op's `tmp` operand at level3 (None: the op
     has none, or ptoas's pass does not list it)."""
+    printer: str = "ods"
+    """ptoas's printer of the op, as far as defaults go (a key of `PRINTERS`;
+    "dict" only for an op with `hasCustomAssemblyFormat`, whose print()
+    in lib/PTO/IR/PTO.cpp prints `(*this)->getAttrs()`)."""
 
     def __post_init__(self) -> None:
         if self.write_region not in WRITE_REGIONS or self.read_domain not in READ_DOMAINS:
             raise ValueError(f"pto.{self.name}: unknown write_region {self.write_region!r} or read_domain {self.read_domain!r}")
+        if self.printer not in PRINTERS:
+            raise ValueError(f"pto.{self.name}: unknown printer {self.printer!r}")
         if self.level3_tmp is not None and not any(o.name == "tmp" for o in self.operands):
             raise ValueError(f"pto.{self.name}: a level3 tmp rule, but no `tmp` operand")
 
@@ -209,6 +257,22 @@ class OpDef:
 
     def attribute(self, name: str) -> Attribute | None:
         return next((a for a in self.attributes if a.name == name), None)
+
+    def printed_default(self, attribute: Attribute) -> str | None:
+        """What ptoas prints for `attribute` when the op lacks it (its
+        default), or None when it prints nothing: a held default under a
+        printer that prints the attribute dictionary, or one its printer
+        always spells."""
+        if attribute.default is None:
+            return None
+        if attribute.always or (attribute.held and self.printer == "dict"):
+            return attribute.default
+        return None
+
+    @cached_property
+    def printed_defaults(self) -> tuple[Attribute, ...]:
+        """The attributes ptoas prints at their default when the op lacks them."""
+        return tuple(a for a in self.attributes if self.printed_default(a) is not None)
 
 
 # --- attribute kinds ------------------------------------------------------------------
@@ -304,13 +368,19 @@ def _with_scalar(name: str, summary: str, custom: bool = False) -> OpDef:
     return OpDef(
         name,
         (Operand("src", DPS if not custom else ANY), Operand("scalar", SCALAR if not custom else ANY), _DST),
-        attributes=(Attribute("precisionType", _enum("div_precision")),) if custom else (),
+        attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>", held=True),) if custom else (),
         formats=(f"`ins` `(` $src `,` {scalar} `)` `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",),
+        printer="dict" if custom else "ods",  # TDivSOp::print
         reads=("src", "scalar") if custom else ("src",),
         writes=("dst",),
         pipe=Pipe.V,
         summary=summary,
     )
+
+
+def _precision(what: str) -> Attribute:
+    """`precisionType`, the default-valued choice of ptoas's division-like ops (`#pto<div_precision default>`)."""
+    return Attribute("precisionType", _enum(f"{what}_precision"), f"#pto<{what}_precision default>", held=True)
 
 
 def _unary(name: str, summary: str) -> OpDef:
@@ -400,7 +470,7 @@ def _initialize_pipe(name: str) -> OpDef:
             Operand("v2c_consumer_buf", "i32", "optional"),
         ),
         attributes=(
-            Attribute("id", _int(32), always="0"),
+            Attribute("id", _int(32), "0", always=True),
             Attribute("dir_mask", _int(8)),
             Attribute("slot_size", _int(32)),
             Attribute("slot_num", _int(32)),
@@ -524,9 +594,9 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src", DPS), Operand("dst", DPS), Operand("fp", DPS, "optional"), Operand("preQuantScalar", "i64", "optional")),
         results=(Operand("result", ANY, "optional"),),
         attributes=(
-            Attribute("stPhase", _enum("st_phase"), "#pto<st_phase unspecified>"),
-            Attribute("atomicType", _enum("atomic_type"), "#pto<atomic_type atomic_none>"),
-            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>"),
+            Attribute("stPhase", _enum("st_phase"), "#pto<st_phase unspecified>", held=True),
+            Attribute("atomicType", _enum("atomic_type"), "#pto<atomic_type atomic_none>", held=True),
+            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>", held=True),
         ),
         formats=(
             "`ins` `(` $src `:` qualified(type($src)) (`fp` $fp^ `:` qualified(type($fp)))? (`,` $preQuantScalar^ `:` type($preQuantScalar))? `)` "
@@ -544,7 +614,7 @@ OPS: tuple[OpDef, ...] = (
         results=(Operand("result", ANY, "optional"),),
         attributes=(
             Attribute("accToVecMode", _enum("acc_to_vec_mode")),
-            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>"),
+            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>", held=True),
             Attribute("grpAxis", _enum("mx_group_axis")),
         ),
         formats=(
@@ -568,7 +638,7 @@ OPS: tuple[OpDef, ...] = (
         ),
         attributes=(
             Attribute("accToVecMode", _enum("acc_to_vec_mode")),
-            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>"),
+            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>", held=True),
         ),
         formats=(
             "`ins` `(` $src `,` $indexRow `,` $indexCol (`,` $preQuantScalar^)? `:` qualified(type($src)) `,` type($indexRow) `,` "
@@ -633,8 +703,9 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tci",
         (Operand("S", INT), Operand("tmp", DPS, "optional"), _DST),
-        attributes=(Attribute("descending", BOOL),),
+        attributes=(Attribute("descending", BOOL, "false", held=True),),
         formats=(_ins_opt_tmp(["S"]).replace("qualified(type($S))", "type($S)"),),
+        printer="dict",  # TCIOp::print (printTCILikeOp)
         writes=("dst",),
         pipe=Pipe.V,
         summary="fill a tile with an arithmetic sequence from `S`",
@@ -714,7 +785,7 @@ OPS: tuple[OpDef, ...] = (
     _binary("tadd", "dst = src0 + src1"),
     _binary("tsub", "dst = src0 - src1"),
     _binary("tmul", "dst = src0 * src1"),
-    _binary("tdiv", "dst = src0 / src1"),
+    replace(_binary("tdiv", "dst = src0 / src1"), attributes=(_precision("div"),)),
     _binary("tmax", "dst = max(src0, src1)"),
     _binary("tmin", "dst = min(src0, src1)"),
     _with_scalar("tadds", "dst = src + scalar"),
@@ -723,14 +794,15 @@ OPS: tuple[OpDef, ...] = (
     _with_scalar("tdivs", "dst = src / scalar or scalar / src (by the operand order)", custom=True),
     _with_scalar("tmaxs", "dst = max(src, scalar)"),
     _with_scalar("tmins", "dst = min(src, scalar)"),
-    _unary("texp", "dst = exp(src)"),
-    _unary("tlog", "dst = log(src)"),
-    _unary("tsqrt", "dst = sqrt(src)"),
+    replace(_unary("texp", "dst = exp(src)"), attributes=(_precision("exp"),)),
+    replace(_unary("tlog", "dst = log(src)"), attributes=(_precision("log"),)),
+    replace(_unary("tsqrt", "dst = sqrt(src)"), attributes=(_precision("sqrt"),)),
     OpDef(
         "trsqrt",
         (_TILE_IN, _DST, _TMP),
-        attributes=(Attribute("precisionType", _enum("rsqrt_precision")),),
+        attributes=(Attribute("precisionType", _enum("rsqrt_precision"), "#pto<rsqrt_precision default>", held=True),),
         formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # TRsqrtOp::print
         reads=("src",),
         writes=("dst",),
         pipe=Pipe.V,
@@ -740,7 +812,7 @@ OPS: tuple[OpDef, ...] = (
         # high_precision', TRsqrtOp::verify), so an input without it is
         # refused when read
     ),
-    _unary("trecip", "dst = 1 / src"),
+    replace(_unary("trecip", "dst = 1 / src"), attributes=(_precision("recip"),)),
     _unary("tneg", "dst = -src"),
     _unary("tabs", "dst = |src|"),
     _unary("trelu", "dst = max(src, 0)"),
@@ -748,10 +820,11 @@ OPS: tuple[OpDef, ...] = (
         "tcvt",
         (_TILE_IN, _TMP, _DST),
         attributes=(
-            Attribute("rmode", _enum("round_mode")),
-            Attribute("sat_mode", _enum("saturation_mode"), spelled="satmode"),
+            Attribute("rmode", _enum("round_mode"), "#pto<round_mode CAST_RINT>", held=True),
+            Attribute("sat_mode", _enum("saturation_mode"), "#pto<saturation_mode OFF>", spelled="satmode", held=True),
         ),
         formats=(_ins_opt_tmp(["src"], attrs_inside=True),),
+        printer="dict",  # TCvtOp::print
         reads=("src",),
         writes=("dst",),
         pipe=Pipe.V,
@@ -806,8 +879,9 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "trowexpanddiv",
         (Operand("src0", DPS), Operand("src1", DPS), _TMP, _DST),
-        attributes=(Attribute("precisionType", _enum("div_precision")),),
+        attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>", held=True),),
         formats=(_ins_opt_tmp(["src0", "src1"]),),
+        printer="dict",  # TRowExpandDivOp::print (printTRowExpandBinaryLikeOp)
         reads=("src0", "src1"),
         writes=("dst",),
         pipe=Pipe.V,
@@ -822,7 +896,7 @@ OPS: tuple[OpDef, ...] = (
         "tmatmul",
         (Operand("lhs", DPS), Operand("rhs", DPS), _DST),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $lhs `,` $rhs `:` qualified(type($lhs)) `,` qualified(type($rhs)) `)` `outs` `(` $dst `:` qualified(type($dst)) `)` "
             "attr-dict (`->` qualified(type($result))^)?",
@@ -838,7 +912,7 @@ OPS: tuple[OpDef, ...] = (
         "tmatmul.acc",
         (Operand("acc_in", DPS), Operand("lhs", DPS), Operand("rhs", DPS), _DST),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $acc_in `,` $lhs `,` $rhs `:` qualified(type($acc_in)) `,` qualified(type($lhs)) `,` qualified(type($rhs)) `)` "
             "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict (`->` qualified(type($result))^)?",
@@ -937,7 +1011,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.tput",
         (Operand("dst", ANY), Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional")),
-        attributes=(Attribute("atomicType", _enum("atomic_type"), "#pto<atomic_type atomic_none>"),),
+        attributes=(Attribute("atomicType", _enum("atomic_type"), "#pto<atomic_type atomic_none>", held=True),),
         formats=(
             "`(` $dst `,` $src `,` `buf` `(` $ping (`,` $pong^)? `)` `:` type($dst) `,` type($src) `,` type($ping) "
             "(`,` type($pong)^)? `)` attr-dict",
@@ -977,7 +1051,7 @@ OPS: tuple[OpDef, ...] = (
             Operand("tmp", DPS, "optional"),
             Operand("excuted", ANY, "optional"),
         ),
-        attributes=(Attribute("exhausted", BOOL, "false"),),
+        attributes=(Attribute("exhausted", BOOL, "false", held=True),),
         formats=(
             # ptoas's custom parser and printer (TMrgSortOp::parse/print):
             # format2 (2 to 4 sources, then `tmp` or `no_tmp`, the result
@@ -1141,7 +1215,7 @@ OPS: tuple[OpDef, ...] = (
         "tmatmul.bias",
         (Operand("a", DPS), Operand("b", DPS), Operand("bias", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $a `,` $b `,` $bias `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($bias)) `)` "
             "`outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
@@ -1153,7 +1227,7 @@ OPS: tuple[OpDef, ...] = (
         "tmatmul.mx",
         (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `:` type($a) `,` type($a_scale) `,` type($b) `,` type($b_scale) "
             "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` qualified(type($result))^)?",
@@ -1165,7 +1239,7 @@ OPS: tuple[OpDef, ...] = (
         "tmatmul.mx.acc",
         (Operand("c_in", DPS), Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $c_in `,` $a `,` $a_scale `,` $b `,` $b_scale `:` type($c_in) `,` type($a) `,` type($a_scale) `,` "
             "type($b) `,` type($b_scale) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
@@ -1190,7 +1264,7 @@ OPS: tuple[OpDef, ...] = (
         "tgemv",
         (Operand("lhs", DPS), Operand("rhs", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $lhs `,` $rhs `:` qualified(type($lhs)) `,` qualified(type($rhs)) `)` `outs` `(` $dst `:` "
             "qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
@@ -1202,7 +1276,7 @@ OPS: tuple[OpDef, ...] = (
         "tgemv.acc",
         (Operand("acc_in", DPS), Operand("lhs", DPS), Operand("rhs", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $acc_in `,` $lhs `,` $rhs `:` qualified(type($acc_in) ) `,` qualified(type($lhs)) `,` "
             "qualified(type($rhs)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` "
@@ -1215,7 +1289,7 @@ OPS: tuple[OpDef, ...] = (
         "tgemv.bias",
         (Operand("a", DPS), Operand("b", DPS), Operand("bias", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $a `,` $b `,` $bias `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($bias)) `)` "
             "`outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict ( `->` qualified(type($result))^ )?",
@@ -1227,7 +1301,7 @@ OPS: tuple[OpDef, ...] = (
         "tgemv.mx",
         (Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $a `,` $a_scale `,` $b `,` $b_scale `:` type($a) `,` type($a_scale) `,` type($b) `,` type($b_scale) "
             "`)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` qualified(type($result))^)?",
@@ -1239,7 +1313,7 @@ OPS: tuple[OpDef, ...] = (
         "tgemv.mx.acc",
         (Operand("c_in", DPS), Operand("a", DPS), Operand("a_scale", DPS), Operand("b", DPS), Operand("b_scale", DPS), Operand("dst", DPS)),
         results=(Operand("result", ANY, "optional"),),
-        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>"),),
+        attributes=(Attribute("accPhase", _enum("acc_phase"), "#pto<acc_phase unspecified>", held=True),),
         formats=(
             "`ins` `(` $c_in `,` $a `,` $a_scale `,` $b `,` $b_scale `:` type($c_in) `,` type($a) `,` type($a_scale) `,` "
             "type($b) `,` type($b_scale) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict (`->` "
@@ -1669,7 +1743,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0")),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Acquire a buffer-id token for a sync op type (A5)",
         # no assemblyFormat: the generic form
@@ -1677,7 +1751,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0")),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Acquire a buffer-id token (dynamic buf-id)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1685,7 +1759,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "rls_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0")),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Release a buffer-id token for a sync op type (A5)",
         # no assemblyFormat: the generic form
@@ -1693,7 +1767,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "rls_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0")),
+        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Release a buffer-id token (dynamic buf-id)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1717,7 +1791,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_cross_block",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0")),
+        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Signal a cross-block synchronization flag",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1794,7 +1868,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "mgather",
         (Operand("mem", DPS), Operand("idx", DPS), Operand("dst", DPS), Operand("scratch", DPS, "optional")),
-        attributes=(Attribute("coalesce", ANY_ATTR), Attribute("gatherOob", ANY_ATTR)),
+        attributes=(Attribute("coalesce", ANY_ATTR), Attribute("gatherOob", ANY_ATTR, "#pto<gather_oob undefined>", held=True)),
         tier="syntax",
         summary="Gather-load elements from memory into a tile using per-element indices (tile world, ins/outs)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1819,8 +1893,8 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src", DPS), Operand("idx", DPS), Operand("mem", DPS)),
         attributes=(
             Attribute("coalesce", ANY_ATTR),
-            Attribute("scatterAtomicOp", ANY_ATTR),
-            Attribute("scatterOob", ANY_ATTR),
+            Attribute("scatterAtomicOp", ANY_ATTR, "#pto<scatter_atomic_op none>", held=True),
+            Attribute("scatterOob", ANY_ATTR, "#pto<scatter_oob undefined>", held=True),
             Attribute("scatterConflict", ANY_ATTR),
         ),
         tier="syntax",
@@ -1895,7 +1969,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "ttri",
         (Operand("diagonal", INT), Operand("dst", DPS)),
-        attributes=(Attribute("upperOrLower", _int(32), "0"),),
+        attributes=(Attribute("upperOrLower", _int(32), "0", held=True),),
         formats=("`ins` `(` $diagonal attr-dict `:` type($diagonal) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)`",),
         tier="syntax",
         summary="Generate a lower/upper triangular mask tile",
@@ -1914,7 +1988,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tcmps",
         (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS)),
-        attributes=(Attribute("cmpMode", _enum("cmp"), "#pto<cmp eq>"),),
+        attributes=(Attribute("cmpMode", _enum("cmp"), "#pto<cmp eq>", held=True),),
         formats=("`ins` `(` $src `,` $scalar attr-dict `:` qualified(type($src)) `,` type($scalar) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)`",),
         tier="syntax",
         summary="Compare scalar value against a tile and write a packed predicate mask",
@@ -1922,7 +1996,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tcolexpanddiv",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
-        attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>"),),
+        attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>", held=True),),
         formats=(
             "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
             "qualified(type($dst) ) `)` attr-dict",
@@ -1999,7 +2073,7 @@ OPS: tuple[OpDef, ...] = (
             Operand("counter3", INT),
             Operand("dst", DPS),
         ),
-        attributes=(Attribute("rounds", _int(32), "10"),),
+        attributes=(Attribute("rounds", _int(32), "10", held=True),),
         formats=(
             "`ins` `(` $key0 `,` $key1 `,` $counter0 `,` $counter1 `,` $counter2 `,` $counter3 attr-dict `:` type($key0) "
             "`,` type($key1) `,` type($counter0) `,` type($counter1) `,` type($counter2) `,` type($counter3) `)` `outs` `(` "
@@ -2011,7 +2085,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tfmod",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
-        attributes=(Attribute("precisionType", _enum("fmod_precision"), "#pto<fmod_precision default>"),),
+        attributes=(Attribute("precisionType", _enum("fmod_precision"), "#pto<fmod_precision default>", held=True),),
         formats=(
             "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
             "qualified(type($dst) ) `)` attr-dict",
@@ -2029,7 +2103,8 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tpow",
         (Operand("base", DPS), Operand("exp", DPS), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
-        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>"),),
+        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>", held=True),),
+        printer="dict",  # ptoas's print() prints (*this)->getAttrs()
         tier="syntax",
         summary="TPOW: Elementwise power with both base and exponent as tiles",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -2037,7 +2112,8 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tpows",
         (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
-        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>"),),
+        attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>", held=True),),
+        printer="dict",  # ptoas's print() prints (*this)->getAttrs()
         tier="syntax",
         summary="TPOWS: Elementwise power with a scalar exponent",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -2054,7 +2130,7 @@ OPS: tuple[OpDef, ...] = (
         ),
         attributes=(
             Attribute("accToVecMode", _enum("acc_to_vec_mode")),
-            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>"),
+            Attribute("reluPreMode", _enum("relu_pre_mode"), "#pto<relu_pre_mode no_relu>", held=True),
             Attribute("tinsertMode", ANY_ATTR),
         ),
         formats=(
@@ -2186,11 +2262,12 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src", DPS), Operand("dst", DPS), Operand("exp", DPS), Operand("max", DPS), Operand("scaling", DPS), Operand("exp_zz", DPS, "optional")),
         attributes=(
             Attribute("quant_type", ANY_ATTR),
-            Attribute("quantScaleAlg", ANY_ATTR),
+            Attribute("quantScaleAlg", ANY_ATTR, "#pto<quant_scale_alg ocp>", held=True),
             Attribute("storeMode", ANY_ATTR),
-            Attribute("grpAxis", _enum("mx_group_axis"), "#pto<mx_group_axis axis1>"),
-            Attribute("interleave", BOOL, "false"),
+            Attribute("grpAxis", _enum("mx_group_axis"), "#pto<mx_group_axis axis1>", held=True),
+            Attribute("interleave", BOOL, "false", held=True),
         ),
+        printer="dict",  # TQuantMxOp::print
         tier="syntax",
         summary="TQUANT MX: Quantize a vec tile into MXFP8/MXFP4 and materialize exp/max/scaling tiles",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -2208,7 +2285,8 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "trem",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
-        attributes=(Attribute("precisionType", _enum("rem_precision"), "#pto<rem_precision default>"),),
+        attributes=(Attribute("precisionType", _enum("rem_precision"), "#pto<rem_precision default>", held=True),),
+        printer="dict",  # ptoas's print() prints (*this)->getAttrs()
         tier="syntax",
         summary="TREM: Elementwise remainder of two tiles",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form

@@ -815,7 +815,12 @@ class _Reader:
         for name, (value, at) in match.attributes.items():
             attribute = d.attribute(name)
             generic = self.generic_attribute(attribute, value, at)
-            if attribute is not None and attribute.default is not None and generic == self.generic_attribute(attribute, attribute.default, at):
+            if (
+                attribute is not None
+                and attribute.default is not None
+                and not _keeps_written_default(d, name)
+                and generic == self.generic_attribute(attribute, attribute.default, at)
+            ):
                 continue  # a default written out: the op is the same without it
             entries.append((name, generic))
         if match.attr_dict is not None:
@@ -823,16 +828,9 @@ class _Reader:
             for key, value in _dict_entries(text):
                 key = _unspell(d, key)
                 attribute = d.attribute(key)
-                if attribute is not None and attribute.default is not None and value is not None and value.strip() == attribute.default:
-                    continue  # a default written out: the op is the same without it (and ptoas prints it so)
+                if attribute is not None and attribute.is_default(value) and not _keeps_written_default(d, key):
+                    continue  # a default written out: the op is the same without it
                 entries.append((key, None if value is None else self.translate_text(value, at)))
-        # An attribute ptoas's printer always writes (`id = 0` of the pipe
-        # set-up ops) is its default when the text leaves it out: set it, so
-        # that the text ptoas prints back reads as the same module.
-        present = {name for name, _ in entries}
-        for attribute in d.attributes:
-            if attribute.always is not None and attribute.name not in present:
-                entries.append((attribute.name, self.generic_attribute(attribute, attribute.always, start)))
         if d.needs_segments:
             entries.append(("operandSegmentSizes", f"array<i32: {', '.join(map(str, segments))}>"))
         if entries:
@@ -1067,6 +1065,13 @@ _DOTTED_PTOAS = {generic: full for full, generic in _DOTTED_GENERIC.items()}
 _DOTTED_OPS_PRINTED = re.compile(r'"(' + "|".join(re.escape(n) for n in sorted(_DOTTED_PTOAS)) + r')"\(')
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
+_NAMED_RESULTS = {d.generic_name: tuple(r.name for r in d.results) for d in OPS if len(d.results) > 1 and all(r.kind == "single" for r in d.results)}
+"""Ops whose results ptoas names each by its ODS name (`%valid_row,
+%valid_col = pto.get_validshape`): ODS gives an op of more than one result
+a getAsmResultNames that names each named, non-variadic result, where MLIR
+prints `%1:2` and uses `%1#0`."""
+_RESULT_GROUP = re.compile(r"%([\w$.\-]+):(\d+)")
+_RESULT_USE = re.compile(r"%[\w$.\-]+#\d+")
 _RENDER = object()
 _PIPE_HANDLE = HandleType("pipe").generic()
 _TYPES_ONLY = object()
@@ -1123,14 +1128,14 @@ class _Writer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.constants: dict[str, int] = {}
-        # Constant lines are recorded in the dict `self.constants` is at
-        # first; `make_template` puts a copy in its place, so from the first
-        # template on the writer sees only the constants defined before it.
-        self.defined_constants = self.constants
+        """SSA name -> integer constant, of every constant line seen so far
+        (MLIR names an integer constant by its value: `%c16`, `%c16_0`)."""
         self.templates: dict[tuple, tuple | None] = {}
         """`render_cached`'s templates (`_filler`s), by op shape."""
         self.shapes: dict[tuple, object] = {}
         """What `run` does with an op line, by (name, operand count, rest)."""
+        self.result_names: dict[str, str] = {}
+        """`%1#0` -> `%valid_row_1` in the current function (`_NAMED_RESULTS`)."""
 
     def run(self) -> str:
         # MLIR prints each pto op on a line of its own (pto ops have no
@@ -1144,12 +1149,21 @@ class _Writer:
         op_line = _PRINTED_OP_LINE.match
         op_line_no_hash = _PRINTED_OP_LINE_NO_HASH.match
         lines = text.split("\n")
+        result_names = self.result_names
         for i, line in enumerate(lines):
+            if result_names:
+                if "func.func" in line:
+                    result_names.clear()  # a function numbers its values anew
+                elif "#" in line:
+                    line = lines[i] = _RESULT_USE.sub(lambda u: result_names.get(u.group(0), u.group(0)), line)
             if '"pto.' in line:
                 m = op_line(line) if "#" in line else op_line_no_hash(line)
                 if m is None:
                     lines[i] = self.write_unmatched(line)
                     continue
+                if ":" in m.group(1) and m.group(2) in _NAMED_RESULTS:
+                    line = lines[i] = self.name_results(line, m.group(1), _NAMED_RESULTS[m.group(2)])
+                    m = op_line(line)
                 # The fast path: an op line as MLIR prints it, `HEAD"pto.NAME"(%a, %b)REST`,
                 # where REST (attributes and types) holds no SSA name, is filled from
                 # the template of its (name, operand count, REST): one regex match,
@@ -1180,10 +1194,24 @@ class _Writer:
             if track_constants and "arith.constant" in line:
                 c = _CONSTANT_LINE.match(line)
                 if c is not None:
-                    self.defined_constants[c.group(1)] = integer_literal(c.group(2))
+                    self.constants[c.group(1)] = integer_literal(c.group(2))
             if "pto." in line:
                 lines[i] = _translate_types(line)
         return "\n".join(lines)
+
+    def name_results(self, line: str, head: str, names: tuple[str, ...]) -> str:
+        """The op line with its result group `%N:k` spelled as ptoas names
+        each result (`%valid_row_N, %valid_col_N`: the ODS names, made
+        unique by MLIR's number), its uses renamed from here on."""
+        group = _RESULT_GROUP.search(head)
+        if group is None or int(group.group(2)) != len(names):
+            return line
+        number = group.group(1)
+        spelled = []
+        for k, name in enumerate(names):
+            self.result_names[f"%{number}#{k}"] = new = f"%{name}_{number}"
+            spelled.append(new)
+        return line[: group.start()] + ", ".join(spelled) + line[group.end() :]
 
     def write_unmatched(self, line: str) -> str:
         """A line with `"pto.` in it that is no op line as MLIR prints it."""
@@ -1270,7 +1298,6 @@ class _Writer:
         placeholders = [f"%pto_ssa_{k}_" for k in range(count)]
         parts = key[0].split("%")
         normalized = parts[0] + "".join(p + rest for p, rest in zip(placeholders, parts[1:]))
-        saved = dict(self.constants)
         if len(key) > 1:
             for placeholder, value in zip(placeholders, key[1]):
                 if value is not None:
@@ -1279,7 +1306,8 @@ class _Writer:
             operands_start = normalized.index("(") + 1
             rendered = self.render(d, "", normalized, operands_start, len(normalized))
         finally:
-            self.constants = saved
+            for placeholder in placeholders:  # (no SSA name of the text is one)
+                self.constants.pop(placeholder, None)
         if rendered is None:
             return None
         pieces, order = [], []
@@ -1381,30 +1409,40 @@ class _Writer:
             attribute = d.attribute(key)
             shown = None if value is None else _translate_types(value)
             spelled = attribute.spelled if attribute is not None and attribute.spelled else key
-            default = attribute.default if attribute is not None else None
+            default = attribute is not None and attribute.is_default(shown)
             if key in names_in_formats:
                 text = _format_attribute_text(attribute, shown)
-                if default is not None and default in (shown, text):
+                if default and not _keeps_written_default(d, key):
                     continue  # the op is the same without it (and ODS prints no optional group for it)
                 format_attrs[key] = text
                 generic = pto_attributes.generic_value(value or "")
-                if generic is not None:
+                if generic is not None and attribute is not None and attribute.kind.kind == "enum":
+                    # ODS strips an attribute of a known class (an enum), not one of a
+                    # constraint like AnyAttrOf (`pto.record_event[#pto.sync_op_type<TLOAD>, ...]`)
                     stripped[key] = f"<{generic[1]}>"
                 entries.append((key, spelled, shown))  # printed in the attr-dict when a format does not spell it
                 continue
-            if default is not None and shown == default:
-                continue  # ODS prints no default-valued attribute
+            if default and (attribute.held or d.printer != "dict"):
+                continue  # ODS prints no default-valued attribute (a printer that does gets it below)
             entries.append((key, spelled, shown))
-        extra = [(spelled, shown) for key, spelled, shown in entries if key not in names_in_formats]
         filled = set()
         defaults = {}
-        for attribute in d.attributes:
-            if attribute.name not in names_in_formats:
+        for attribute in d.printed_defaults:
+            # ptoas prints it though the op lacks it (OpDef.printed_default): in a
+            # format, or in the attr-dict where ptoas's dictionary sorts it
+            if attribute.name in names_in_formats:
+                if attribute.name not in format_attrs:
+                    format_attrs[attribute.name] = attribute.default
+                    filled.add(attribute.name)
                 continue
-            if attribute.always is not None and attribute.name not in format_attrs:
-                format_attrs[attribute.name] = attribute.always
-                filled.add(attribute.name)
-            if attribute.default is not None:
+            if any(name == attribute.name for name, _, _ in entries):
+                continue
+            spelled = attribute.spelled or attribute.name
+            at = next((k for k, (_, key, _) in enumerate(entries) if key > spelled), len(entries))
+            entries.insert(at, (attribute.name, spelled, attribute.dict_text(attribute.default)))
+        extra = [(spelled, shown) for key, spelled, shown in entries if key not in names_in_formats]
+        for attribute in d.attributes:
+            if attribute.name in names_in_formats and attribute.default is not None:
                 defaults[attribute.name] = attribute.default
         return Parts(operands, operand_types, result_groups, format_attrs, extra, stripped, stripped_types, frozenset(filled), defaults, entries)
 
@@ -1483,6 +1521,35 @@ def _format_attribute_names_cached(name: str) -> frozenset[str]:
 
 def _format_attribute_names(d: OpDef) -> frozenset[str]:
     return _format_attribute_names_cached(d.generic_name)
+
+
+@cache
+def _kept_defaults_cached(name: str) -> frozenset[str]:
+    from ..dialect.formats import Optional, Var
+
+    d = op_def(name)
+    found: set[str] = set()
+
+    def visit(elements, optional: bool) -> None:
+        for e in elements:
+            if isinstance(e, Var) and optional and e.name in d.groups.attributes:
+                found.add(e.name)
+            elif isinstance(e, Optional):
+                visit(e.elements, True)
+
+    for fmt in d.parsed_formats:
+        visit(fmt.elements, False)
+    return frozenset(a.name for a in d.attributes if a.name in found and not a.held and not a.always)
+
+
+def _keeps_written_default(d: OpDef, name: str) -> bool:
+    """Whether a default the text spells is kept (not the same op as none):
+    only a default-valued optional attribute in an optional group, which
+    ptoas prints because it is there (`{id = 0, split = 0}`, where `{split =
+    0}` prints `{ split = 0}`). Every other default prints as the op without
+    it prints: held (ptoas's op has it either way), always spelled by its
+    printer, left out of the attr-dict, or a format's required element."""
+    return name in _kept_defaults_cached(d.generic_name)
 
 
 def _format_attribute_text(attribute, shown: str | None) -> str:

@@ -93,8 +93,6 @@ def _op_text(d: OpDef, operands, results, attrs) -> tuple[str, list[str]]:
     if d.name == "make_tensor_view":
         result_types = ["!pto.tensor_view<16x16xf32>"]  # its pointer's element type
     entries = [f"{a.name} = {_attribute_value(a)}" for a in attrs]
-    # an attribute ptoas's printer always writes is there after any read
-    entries += [f"{a.name} = {a.always} : i{a.kind.width}" for a in d.attributes if a.always is not None and a not in attrs]
     if d.needs_segments:
         entries.append(f"operandSegmentSizes = array<i32: {', '.join(map(str, operands))}>")
     head = ", ".join(f"%r{k}" for k in range(len(result_types))) + " = " if result_types else ""
