@@ -1,0 +1,273 @@
+"""The event ids ptoas's InsertSync gives a pipeline loop's synchronisation,
+per pipe pair, and what it does when a pair runs out (docs/timing.md,
+"Event ids"; `convert-to-ptoas-multi-buffer`'s `slots` option).
+
+ptoas (PTOAS commit e32488c9) synchronises two pipes with `set_flag` /
+`wait_flag` on an event id; each (src, dst) pipe pair has its own pool of
+`kTotalEventIdNum` = 8 ids (7 for V->S and S->V, `reservedEventIdNum`), in
+`include/PTO/Transforms/InsertSync/SyncEventIdAllocation.h` and
+`lib/PTO/Transforms/InsertSync/SyncEventIdAllocation.cpp`. This module
+follows those files and `lib/PTO/Transforms/InsertSync/InsertSyncAnalysis.cpp`:
+
+- Which syncs there are (`InsertSeqSync`, `MemAnalyze`): for each op of
+  the loop body (the "now" op, on pipe Q), the ops before it in the same
+  iteration are scanned nearest first, then (the back edge) the ops of the
+  previous iteration from the end of the body down to it. The first op on
+  a pipe P != Q that conflicts with it (a local buffer one writes and the
+  other reads or writes) gets a sync P -> Q, and P counts as synchronised
+  for the rest of the scan (`alreadySync`), so farther ops on P get none.
+- A back-edge sync whose conflicting buffers are all multi-tile regions of
+  one slot count N, reached through one slot index, takes N ids
+  (`GetEventIdNum`, `InsertSyncOperation`: `set_flag_dyn` / `wait_flag_dyn`
+  pick `ids[slot % N]`). Such a slot-keyed sync orders only one slot, so it
+  does not mark P as synchronised (`isSlotKeyedSync`): every op on P that
+  touches the region gets its own N ids. Any other sync takes one id.
+- Lifetimes (`SetUseEventID`): a back-edge sync holds its ids for the whole
+  loop (the function, until a pair is reallocated, then the loop); a
+  forward sync from its set to its wait. Two syncs of one pair whose
+  lifetimes overlap need different ids; an id never used is taken before
+  one that is free again (`GetAvailableEventId`, strategy 1 before 2).
+- When a sync finds fewer free ids than it wants, the pair is reallocated
+  (`ReallocatedEventId`) and a multi-slot sync is reduced to one id
+  (`SetEventId`: "reduce usage to 1"): its slots are no longer synchronised
+  apart, so on that dependence iteration k + 1 waits for iteration k as
+  with one slot. A sync that finds no id at all becomes a `PIPE_ALL`
+  barrier (`ChangeNoEventIdSyncToPipeAll`).
+
+Not followed: transitive elimination through syncs already placed
+(`UpdateAlreadySync`, which can only remove one-id syncs), the pipe-V
+barrier pruning, ops in nested regions (counted as if in the body), global
+memory dependences and block syncs. `test/python/test_events_ptoas.py`
+compares the count with pto-test-opt's output.
+
+The count walks the loop body once (`loop_accesses`) and each plan is
+quadratic in the body's ops with pipes; no schedule is run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from ..dialect.effects import CATALOGUE, VIEW_OPS
+from ..dialect.types import multi_tile_type
+
+EVENT_IDS = 8
+"""ptoas's kTotalEventIdNum: event ids per (src, dst) pipe pair."""
+
+RESERVED = {("V", "S"): 1, ("S", "V"): 1}
+"""ptoas's reservedEventIdNum: ids of a pair InsertSync leaves to others."""
+
+
+def budget(src: str, dst: str) -> int:
+    """The ids InsertSync may give the syncs of pipe pair src -> dst."""
+    return EVENT_IDS - RESERVED.get((src, dst), 0)
+
+
+@dataclass(frozen=True)
+class Access:
+    """One op of the loop body with a pipe: the local buffers it reads and
+    writes (each named by its root: an alloc's result or a block argument)."""
+
+    pipe: str
+    reads: frozenset
+    writes: frozenset
+    location: ir.Location | None = field(default=None, compare=False)
+
+
+@dataclass
+class Sync:
+    """One set/wait pair InsertSync would place."""
+
+    src: str
+    dst: str
+    wanted: int  # ids it asks for (N for a slot-keyed back-edge sync)
+    back_edge: bool
+    begin: int  # lifetime, in body positions (set ... wait)
+    end: int
+    buffers: tuple  # the conflicting buffers
+    wait_at: int  # body position of the op that waits
+    granted: int = 0  # ids it gets within the budget (0: a PIPE_ALL barrier)
+
+    @property
+    def pair(self) -> str:
+        return f"{self.src}->{self.dst}"
+
+
+@dataclass
+class EventPlan:
+    """The syncs of one loop and the ids each gets."""
+
+    syncs: list[Sync]
+    needed: dict[str, int]  # pipe pair -> ids it would use without a limit
+    budgets: dict[str, int]
+
+    @property
+    def over(self) -> dict[str, int]:
+        """Pairs that need more ids than InsertSync has, with the ids each needs."""
+        return {pair: n for pair, n in self.needed.items() if n > self.budgets[pair]}
+
+    def short(self) -> list[Sync]:
+        """The syncs that get fewer ids than they ask for."""
+        return [s for s in self.syncs if s.granted < s.wanted]
+
+    def buffers_over(self) -> set:
+        """The multi-slot buffers with a slot-keyed sync on a pair over its budget."""
+        over = self.over
+        return {b for s in self.syncs if s.wanted > 1 and s.pair in over for b in s.buffers}
+
+    def describe_over(self) -> str:
+        """E.g. `V->MTE2 needs 9 of its 8`."""
+        return ", ".join(f"{pair} needs {n} of its {self.budgets[pair]}" for pair, n in sorted(self.over.items()))
+
+
+def root(value: ir.Value) -> ir.Value:
+    """The buffer a tile value names: through views to their source."""
+    while not isinstance(value, ir.BlockArgument) and value.owner.name in VIEW_OPS:
+        value = value.owner.operands[0]
+    return value
+
+
+def _local(value: ir.Value) -> bool:
+    text = str(value.type)
+    return text.startswith(("!pto.tile_buf", "!pto.multi_tile_buf"))
+
+
+def loop_accesses(loop: ir.Operation) -> list[Access]:
+    """The ops of `loop`'s body (nested regions flattened, in program order)
+    that run on a pipe, with the local buffers each reads and writes."""
+    accesses: list[Access] = []
+    work = [iter(loop.regions[0].blocks[0].operations)]
+    while work:
+        op = next(work[-1], None)
+        if op is None:
+            work.pop()
+            continue
+        op = op.operation
+        for region in reversed(op.regions):
+            for block in reversed(list(region.blocks)):
+                work.append(iter(block.operations))
+        spec = CATALOGUE.get(op.name)
+        if spec is None or spec.pipe is None:
+            continue
+        layout = spec.layout(op)
+        operands = op.operands
+        reads = frozenset(root(operands[k]) for k in layout.reads if k < len(operands) and _local(operands[k]))
+        writes = frozenset(root(operands[k]) for k in layout.writes if k < len(operands) and _local(operands[k]))
+        accesses.append(Access(spec.pipe.value, reads, writes, op.location))
+    return accesses
+
+
+def _conflicts(now: Access, front: Access) -> set:
+    return (now.writes & (front.reads | front.writes)) | (now.reads & front.writes)
+
+
+def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
+    """The syncs InsertSync would place in a loop of these accesses, each
+    buffer with its slot count in `slots` (absent: 1), and the ids each
+    gets (module docstring). As InsertSync: first every op's syncs with the
+    ops before it in the iteration (`DealWithCompoundSync`), then, once the
+    whole body is seen, every op's syncs across the back edge
+    (`DealWithLoopSync`)."""
+    n = len(accesses)
+    syncs: list[Sync] = []
+    sets_at: dict[int, list[Sync]] = {}
+    waits_at: dict[int, list[Sync]] = {}
+
+    def add(sync: Sync, set_at: int) -> None:
+        syncs.append(sync)
+        if sync.wanted == 1:  # a slot-keyed sync orders one slot: it takes part in no elimination
+            sets_at.setdefault(set_at, []).append(sync)
+            waits_at.setdefault(sync.wait_at, []).append(sync)
+
+    def scan(i: int, positions, back_edge: bool, synced: set[str], finder: set[int]) -> None:
+        now = accesses[i]
+        for j in positions:
+            front = accesses[j]
+            for s in sets_at.get(j, ()):  # UpdateAlreadySync(pipeAfter): a set whose wait this pipe has passed
+                if id(s) in finder and (s.dst == now.pipe or s.dst in synced):
+                    synced.add(s.src)
+            if front.pipe != now.pipe and front.pipe not in synced:
+                deps = _conflicts(now, front)
+                if deps:
+                    wanted = 1
+                    if back_edge:
+                        counts = {slots.get(b, 1) for b in deps}
+                        wanted = counts.pop() if len(counts) == 1 else 1
+                    if wanted <= 1:
+                        synced.add(front.pipe)
+                    begin, end = (-1, n) if back_edge else (j, i)
+                    add(Sync(front.pipe, now.pipe, max(wanted, 1), back_edge, begin, end, tuple(deps), i), j)
+            for s in waits_at.get(j, ()):  # UpdateAlreadySync(pipeBefore): a wait in this pipe's order
+                if s.dst == now.pipe or s.dst in synced:
+                    finder.add(id(s))
+
+    for i in range(n):
+        scan(i, range(i - 1, -1, -1), False, set(), set())
+    for i in range(n):
+        synced: set[str] = set()
+        finder = {id(s) for s in waits_at.get(i, ())}
+        scan(i, range(i - 1, -1, -1), True, synced, finder)  # this iteration: what is synchronised already
+        scan(i, range(n - 1, i, -1), True, synced, finder)  # the previous iteration, from its end
+    syncs.sort(key=lambda s: s.wait_at)  # SetEventId's order: by the op that waits (stable: forward ones first)
+    budgets: dict[str, int] = {}
+    by_pair: dict[str, list[Sync]] = {}
+    for s in syncs:
+        by_pair.setdefault(s.pair, []).append(s)
+        budgets[s.pair] = budget(s.src, s.dst)
+    needed = {}
+    for pair, group in by_pair.items():
+        needed[pair] = _allocate(group, sum(s.wanted for s in group), grant=False)
+        _allocate(group, budgets[pair], grant=True)
+    return EventPlan(syncs, needed, budgets)
+
+
+def _allocate(group: list[Sync], pool: int, grant: bool) -> int:
+    """Give the syncs of one pair ids from a pool of `pool`, in order, as
+    SetEventId does after a reallocation; the number of ids used."""
+    lives: list[list[tuple[int, int]]] = [[] for _ in range(pool)]
+    for s in group:
+        free = [k for k in range(pool) if all(not (s.begin < e and b < s.end) for b, e in lives[k])]
+        ordered = [k for k in free if not lives[k]] + [k for k in free if lives[k]]
+        take = ordered[: s.wanted] if len(ordered) >= s.wanted else ordered[:1]
+        for k in take:
+            lives[k].append((s.begin, s.end))
+        if grant:
+            s.granted = len(take)
+    return sum(1 for life in lives if life)
+
+
+def region_slots(accesses: list[Access]) -> dict[ir.Value, int]:
+    """The slot count of each multi-tile region the accesses name (a loop
+    already in multi-buffer form)."""
+    slots = {}
+    for a in accesses:
+        for b in a.reads | a.writes:
+            view = multi_tile_type(b.type)
+            if view is not None:
+                slots[b] = view.count
+    return slots
+
+
+def loop_plan(loop: ir.Operation) -> EventPlan:
+    """The plan of a loop already in multi-buffer form (its regions' counts)."""
+    accesses = loop_accesses(loop)
+    return plan(accesses, region_slots(accesses))
+
+
+def fallback_text(plan: EventPlan, name_of) -> str:
+    """What InsertSync does with the syncs that get fewer ids than they ask
+    for; `name_of(buffer)` names a buffer for the text."""
+    parts = []
+    for s in plan.short():
+        names = ", ".join(sorted({name_of(b) for b in s.buffers}))
+        if s.granted == 0:
+            parts.append(f"the {s.pair} sync of {names} gets no id and becomes a PIPE_ALL barrier, which waits for every pipe")
+        else:
+            parts.append(f"the {s.pair} sync of {names} gets 1 id instead of {s.wanted}, so on that dependence its slots do not overlap (as with 1 slot)")
+    return "; ".join(parts)
+
+
+__all__ = ["EVENT_IDS", "RESERVED", "Access", "EventPlan", "Sync", "budget", "fallback_text", "loop_accesses", "loop_plan", "plan", "region_slots", "root"]
