@@ -39,6 +39,8 @@ Not followed: transitive elimination through syncs already placed
 barrier pruning, ops in nested regions (counted as if in the body), global
 memory dependences and block syncs. `test/python/test_events_ptoas.py`
 compares the count with pto-test-opt's output.
+It lives in `analysis/`, not beside the pipe model in `timing/`: slots=uniform
+checks the budget too, and must not load the pipe model (numpy) to do so.
 
 The count walks the loop body once (`loop_accesses`) and each plan is
 quadratic in the body's ops with pipes; no schedule is run.
@@ -103,6 +105,7 @@ class EventPlan:
     syncs: list[Sync]
     needed: dict[str, int]  # pipe pair -> ids it would use without a limit
     budgets: dict[str, int]
+    used: dict[str, int] = field(default_factory=dict)  # pipe pair -> ids it uses within its budget
 
     @property
     def over(self) -> dict[str, int]:
@@ -217,11 +220,11 @@ def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
     for s in syncs:
         by_pair.setdefault(s.pair, []).append(s)
         budgets[s.pair] = budget(s.src, s.dst)
-    needed = {}
+    needed, used = {}, {}
     for pair, group in by_pair.items():
         needed[pair] = _allocate(group, sum(s.wanted for s in group), grant=False)
-        _allocate(group, budgets[pair], grant=True)
-    return EventPlan(syncs, needed, budgets)
+        used[pair] = _allocate(group, budgets[pair], grant=True)
+    return EventPlan(syncs, needed, budgets, used)
 
 
 def _allocate(group: list[Sync], pool: int, grant: bool) -> int:
