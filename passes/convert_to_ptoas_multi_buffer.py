@@ -19,7 +19,7 @@ from ..dialect.scratch import TmpFinder
 from ..dialect.targets import ARCH_NAMES, space_spec
 from ..dialect.types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..reports.decisions import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
+from ..reports.decisions import EventIdTrade, LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
 from ..support import diagnostics
 from ..support.diagnostics import location_text
 from ..support.ir_utils import ConstantInts, Enclosing
@@ -317,6 +317,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
+        self.check_events(loop, decision, eligible, slots)
         self.rewrite(loop, bounds, decision, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
@@ -359,6 +360,14 @@ class _Conversion:
             note = f"slots=model: {trade.describe()}"
             decision.reasons.append(f"slots=model, capacity: {trade.describe()}")  # the tile: decision.model.trades
             diagnostics.emit_remark(trade.alloc.location, note)
+        for event_trade in choice.event_trades:
+            note = f"slots=model: {event_trade.describe()}"
+            decision.reasons.append(f"slots=model, event ids: {event_trade.describe()}")
+            diagnostics.emit_remark(event_trade.alloc.location, note)
+        if choice.fits and choice.events is not None and choice.events.over:
+            note = f"slots=model: {over_budget_text(choice.events)}, whatever the slots of its tiles"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
         if not choice.fits:
             self.decline(loop, decision, f"its eligible tiles do not fit \"{choice.full_space}\" on {self.arch} even with one slot each")
             for t in decision.tiles:
@@ -393,6 +402,19 @@ class _Conversion:
         diagnostics.emit_remark(loop.location, note)
         return False
 
+    def check_events(self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], slots: int) -> None:
+        """slots=uniform: a warning when ptoas's InsertSync would run out of
+        event ids for these slots (docs/timing.md, "Event ids"), saying what
+        it falls back to."""
+        from ..analysis import events
+
+        plan = events.plan(events.loop_accesses(loop), {t.alloc.results[0]: slots for t in eligible})
+        if not plan.over:
+            return
+        note = f"slots=uniform: {slots} slots for every tile: {over_budget_text(plan)}; slots=model chooses slots within the budget"
+        decision.reasons.append(note)
+        diagnostics.emit_warning(loop.location, note)
+
     @staticmethod
     def model_summary(eligible: list[_Tile], choice) -> str:
         from ..timing.slot_model import format_cycles
@@ -405,6 +427,12 @@ class _Conversion:
             text += f"; {choice.uniform_slots} slots for every tile (slots=uniform) would give {format_cycles(choice.cycles_uniform)}"
         elif not choice.uniform_slots:
             text += f"; slots=uniform would not convert it ({MIN_SLOTS} slots of every tile do not fit)"
+        if choice.event_trades and choice.uniform_events is not None and choice.uniform_events.over:
+            text += f" but more event ids than ptoas has ({choice.uniform_events.describe_over()})"
+        if choice.event_trades and choice.events is not None and not choice.events.over:
+            traded = sorted({pair for t in choice.event_trades for pair in t.pairs})
+            pairs = ", ".join(f"{pair} {choice.events.needed.get(pair, 0)} of {choice.events.budgets.get(pair, 8)}" for pair in traded)
+            text += f"; event ids within ptoas's budget: {pairs}"
         return text
 
     def decline(self, loop: ir.Operation, decision: LoopDecision, reason: str) -> None:
@@ -639,6 +667,20 @@ class _Conversion:
         return found
 
 
+def over_budget_text(plan) -> str:
+    """What a loop over ptoas's event budget gets (the plan of `analysis.events`)."""
+    from ..analysis import events
+
+    def name(buffer: ir.Value) -> str:
+        owner = None if isinstance(buffer, ir.BlockArgument) else buffer.owner
+        return f"the tile at {location_text(owner.location)}" if owner is not None else "a block argument"
+
+    return (
+        f"ptoas's InsertSync has {events.EVENT_IDS} event ids per pipe pair and the loop needs more ({plan.describe_over()}): "
+        f"{events.fallback_text(plan, name)}"
+    )
+
+
 def _model_numbers(choice) -> SlotModelNumbers:
     return SlotModelNumbers(
         timed=choice.timed,
@@ -648,5 +690,7 @@ def _model_numbers(choice) -> SlotModelNumbers:
         cycles_uniform=choice.cycles_uniform,
         uniform_slots=choice.uniform_slots,
         trades=[SlotTrade(t.tile, t.space, t.slots_from, t.slots_to, t.bytes_freed, t.cycles_before, t.cycles_after) for t in choice.trades],
+        event_trades=[EventIdTrade(t.tile, t.slots_from, t.slots_to, t.over, t.cycles_before, t.cycles_after) for t in choice.event_trades],
+        event_ids=dict(sorted(choice.events.needed.items())) if choice.events is not None else {},
         schedules=choice.schedules,
     )

@@ -121,9 +121,13 @@ class EventPlan:
         over = self.over
         return {b for s in self.syncs if s.wanted > 1 and s.pair in over for b in s.buffers}
 
-    def describe_over(self) -> str:
-        """E.g. `V->MTE2 needs 9 of its 8`."""
-        return ", ".join(f"{pair} needs {n} of its {self.budgets[pair]}" for pair, n in sorted(self.over.items()))
+    def pairs_of(self, buffer) -> set[str]:
+        """The pairs on which `buffer` has a slot-keyed sync."""
+        return {s.pair for s in self.syncs if s.wanted > 1 and buffer in s.buffers}
+
+    def describe_over(self, pairs: set[str] | None = None) -> str:
+        """E.g. `V->MTE2 needs 9 of its 8` (of `pairs` only, when given)."""
+        return ", ".join(f"{pair} needs {n} of its {self.budgets[pair]}" for pair, n in sorted(self.over.items()) if pairs is None or pair in pairs)
 
 
 def root(value: ir.Value) -> ir.Value:
