@@ -17,7 +17,8 @@ follows those files and `lib/PTO/Transforms/InsertSync/InsertSyncAnalysis.cpp`:
   other reads or writes) gets a sync P -> Q, and P counts as synchronised
   for the rest of the scan (`alreadySync`), so farther ops on P get none.
 - A back-edge sync whose conflicting buffers are all multi-tile regions of
-  one slot count N, reached through one slot index, takes N ids
+  one slot count N, reached through one slot index, at least one of them
+  in vec or mat (ptoas counts slots of those spaces only), takes N ids
   (`GetEventIdNum`, `InsertSyncOperation`: `set_flag_dyn` / `wait_flag_dyn`
   pick `ids[slot % N]`). Such a slot-keyed sync orders only one slot, so it
   does not mark P as synchronised (`isSlotKeyedSync`): every op on P that
@@ -36,8 +37,9 @@ follows those files and `lib/PTO/Transforms/InsertSync/InsertSyncAnalysis.cpp`:
 
 Not followed: transitive elimination through syncs already placed
 (`UpdateAlreadySync`, which can only remove one-id syncs), the pipe-V
-barrier pruning, ops in nested regions (counted as if in the body), global
-memory dependences and block syncs. `test/python/test_events_ptoas.py`
+barrier pruning, ops in nested regions (counted as if in the body), the
+byte ranges of global memory (two views of one argument always conflict)
+and block syncs. `test/python/test_events_ptoas.py`
 compares the count with pto-test-opt's output.
 It lives in `analysis/`, not beside the pipe model in `timing/`: slots=uniform
 checks the budget too, and must not load the pipe model (numpy) to do so.
@@ -54,7 +56,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ..dialect.effects import CATALOGUE, VIEW_OPS
-from ..dialect.types import multi_tile_type
+from ..dialect.types import multi_tile_type, tile_type
 
 EVENT_IDS = 8
 """ptoas's kTotalEventIdNum: event ids per (src, dst) pipe pair."""
@@ -142,9 +144,38 @@ def _local(value: ir.Value) -> bool:
     return text.startswith(("!pto.tile_buf", "!pto.multi_tile_buf"))
 
 
+@dataclass(frozen=True)
+class GlobalBuffer:
+    """Global memory a transfer reads or writes, named by the value its views
+    start from (a function argument, usually): two views of one argument
+    conflict, as InsertSync assumes when it cannot tell their bytes apart."""
+
+    value: ir.Value
+
+
+def _global_root(value: ir.Value) -> GlobalBuffer:
+    while not isinstance(value, ir.BlockArgument) and len(value.owner.operands) > 0 and not str(value.owner.operands[0].type).startswith("index"):
+        value = value.owner.operands[0]
+    return GlobalBuffer(value)
+
+
+def _buffers(operands, positions) -> frozenset:
+    found = set()
+    for k in positions:
+        if k >= len(operands):
+            continue
+        value = operands[k]
+        if _local(value):
+            found.add(root(value))
+        elif str(value.type).startswith(("!pto.partition_tensor_view", "!pto.tensor_view")):
+            found.add(_global_root(value))
+    return frozenset(found)
+
+
 def loop_accesses(loop: ir.Operation) -> list[Access]:
     """The ops of `loop`'s body (nested regions flattened, in program order)
-    that run on a pipe, with the local buffers each reads and writes."""
+    that run on a pipe, with the buffers each reads and writes: local tiles
+    by their root, global memory by the value its views start from."""
     accesses: list[Access] = []
     work = [iter(loop.regions[0].blocks[0].operations)]
     while work:
@@ -161,14 +192,38 @@ def loop_accesses(loop: ir.Operation) -> list[Access]:
             continue
         layout = spec.layout(op)
         operands = op.operands
-        reads = frozenset(root(operands[k]) for k in layout.reads if k < len(operands) and _local(operands[k]))
-        writes = frozenset(root(operands[k]) for k in layout.writes if k < len(operands) and _local(operands[k]))
-        accesses.append(Access(spec.pipe.value, reads, writes, op.location))
+        accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads), _buffers(operands, layout.writes), op.location))
     return accesses
 
 
 def _conflicts(now: Access, front: Access) -> set:
     return (now.writes & (front.reads | front.writes)) | (now.reads & front.writes)
+
+
+SLOT_SPACES = ("vec", "mat")
+"""The spaces whose multi-tile regions InsertSync gives an id per slot
+(`GetEventIdNum`: a dependence on acc, left or right slots takes one id)."""
+
+
+def _space(buffer) -> str | None:
+    if isinstance(buffer, GlobalBuffer):
+        return "gm"
+    view = multi_tile_type(buffer.type)
+    if view is not None:
+        return view.slot.loc
+    view = tile_type(buffer.type)
+    return view.loc if view is not None else None
+
+
+def _slot_keyed(deps: set, slots: dict[Hashable, int]) -> int:
+    """The ids a back-edge sync over `deps` asks for: N when every buffer is
+    an N-slot region (one slot index: the conversion gives each count its
+    own) and one of them is in vec or mat; else 1 (a global buffer among
+    them has no slot: `hasAmbiguousSlot`)."""
+    counts = {slots.get(b, 1) for b in deps}
+    if len(counts) != 1 or not any(_space(b) in SLOT_SPACES for b in deps):
+        return 1
+    return counts.pop()
 
 
 def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
@@ -201,8 +256,7 @@ def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
                 if deps:
                     wanted = 1
                     if back_edge:
-                        counts = {slots.get(b, 1) for b in deps}
-                        wanted = counts.pop() if len(counts) == 1 else 1
+                        wanted = _slot_keyed(deps, slots)
                     if wanted <= 1:
                         synced.add(front.pipe)
                     begin, end = (-1, n) if back_edge else (j, i)
@@ -252,7 +306,7 @@ def region_slots(accesses: list[Access]) -> dict[ir.Value, int]:
     slots = {}
     for a in accesses:
         for b in a.reads | a.writes:
-            view = multi_tile_type(b.type)
+            view = None if isinstance(b, GlobalBuffer) else multi_tile_type(b.type)
             if view is not None:
                 slots[b] = view.count
     return slots
@@ -277,4 +331,19 @@ def fallback_text(plan: EventPlan, name_of) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["EVENT_IDS", "RESERVED", "Access", "EventPlan", "Sync", "budget", "fallback_text", "loop_accesses", "loop_plan", "plan", "region_slots", "root"]
+__all__ = [
+    "EVENT_IDS",
+    "RESERVED",
+    "SLOT_SPACES",
+    "Access",
+    "EventPlan",
+    "GlobalBuffer",
+    "Sync",
+    "budget",
+    "fallback_text",
+    "loop_accesses",
+    "loop_plan",
+    "plan",
+    "region_slots",
+    "root",
+]
