@@ -215,21 +215,22 @@ def _space(buffer) -> str | None:
     return view.loc if view is not None else None
 
 
-def _slot_keyed(deps: set, slots: dict[Hashable, int]) -> int:
+def _slot_keyed(deps: set, slots: dict[Hashable, int], space_of) -> int:
     """The ids a back-edge sync over `deps` asks for: N when every buffer is
     an N-slot region (one slot index: the conversion gives each count its
     own) and one of them is in vec or mat; else 1 (a global buffer among
     them has no slot: `hasAmbiguousSlot`)."""
     counts = {slots.get(b, 1) for b in deps}
-    if len(counts) != 1 or not any(_space(b) in SLOT_SPACES for b in deps):
+    if len(counts) != 1 or not any(space_of(b) in SLOT_SPACES for b in deps):
         return 1
     return counts.pop()
 
 
-def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
+def plan(accesses: list[Access], slots: dict[Hashable, int], space_of=_space) -> EventPlan:
     """The syncs InsertSync would place in a loop of these accesses, each
     buffer with its slot count in `slots` (absent: 1), and the ids each
-    gets (module docstring). As InsertSync: first every op's syncs with the
+    gets (module docstring). `space_of(buffer)` is a buffer's memory space
+    (from its type; tests with buffers that are not values give their own). As InsertSync: first every op's syncs with the
     ops before it in the iteration (`DealWithCompoundSync`), then, once the
     whole body is seen, every op's syncs across the back edge
     (`DealWithLoopSync`)."""
@@ -256,7 +257,7 @@ def plan(accesses: list[Access], slots: dict[Hashable, int]) -> EventPlan:
                 if deps:
                     wanted = 1
                     if back_edge:
-                        wanted = _slot_keyed(deps, slots)
+                        wanted = _slot_keyed(deps, slots, space_of)
                     if wanted <= 1:
                         synced.add(front.pipe)
                     begin, end = (-1, n) if back_edge else (j, i)
