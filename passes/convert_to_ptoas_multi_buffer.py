@@ -174,7 +174,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     touches gets 1 (that pipe runs in order, so a second slot overlaps
     nothing); the others start at N; while a space cannot hold them, a slot
     is taken from the tile that loses the fewest modelled cycles per
-    iteration per byte freed; then each tile, largest first, keeps the
+    iteration per byte freed; while ptoas's InsertSync would need more
+    than its 8 event ids on a pipe pair (each back-edge sync of an N-slot
+    region takes N; docs/timing.md, "Event ids"), a slot is taken the same
+    way from a tile syncing on that pair, each such trade a remark at the
+    tile; then each tile, largest first, keeps the
     fewest slots at which the loop stays within 1% of the best that fits.
     A tile left at 1 slot stays a `pto.alloc_tile`; each slot count has its
     own slot index (`arith.remui %iv, %c3` beside `%c2`). Every count is a
@@ -185,7 +189,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     second slot the loop stays as it is but with `pto.pipeline_stages = 1`
     (replicating it would buy nothing either). A loop the static schedule
     cannot time (data-dependent control flow) keeps the single-pipe rule
-    and gives its other tiles N slots, reduced together to fit.
+    and gives its other tiles N slots, reduced together to fit (and to the
+    event budget, largest tile first).
+
+    With `slots=uniform`, a loop whose N slots need more event ids on a
+    pipe pair than ptoas has gets a warning naming the syncs ptoas falls
+    back on: one id for all of a region's slots (on that dependence they
+    no longer overlap), or, when no id is left, a `PIPE_ALL` barrier.
     """
 
     name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
