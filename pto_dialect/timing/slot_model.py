@@ -352,10 +352,18 @@ def _fit_events(
         now = timed(choice) if timed is not None else None
         pick = _cheapest(options, choice, timed, now)
         have = choice[pick.alloc]
-        choice[pick.alloc] = have - 1
+        buffer = pick.alloc.results[0]
+        pairs = current.pairs_of(buffer) & set(current.over)
+        # As `_free_run`: slots that cost nothing go in one run, as many as the
+        # pair most over needs (each slot fewer frees one id per sync of the tile there).
+        syncs = {pair: sum(1 for s in current.syncs if s.pair == pair and s.wanted > 1 and buffer in s.buffers) for pair in pairs}
+        need = max(-(-(current.needed[pair] - current.budgets[pair]) // max(n, 1)) for pair, n in syncs.items()) if syncs else 1
+        run = min(have - 1, max(need, 1))
+        if run > 1 and (timed is None or timed({**choice, pick.alloc: have - 1}) > now or timed({**choice, pick.alloc: have - run}) > now):
+            run = 1
+        choice[pick.alloc] = have - run
         after = timed(choice) if timed is not None else None
-        pairs = current.pairs_of(pick.alloc.results[0]) & set(current.over)
-        result.event_trades.append(EventTrade(pick.alloc, pick.location, have, have - 1, current.describe_over(pairs), tuple(sorted(pairs)), now, after))
+        result.event_trades.append(EventTrade(pick.alloc, pick.location, have, have - run, current.describe_over(pairs), tuple(sorted(pairs)), now, after))
 
 
 def _free_run(pick: Candidate, have: int, bytes_over: int, choice: dict[ir.Operation, int], timed: Callable | None, now: float | None) -> int:
