@@ -418,7 +418,13 @@ class _Conversion:
         it falls back to."""
         from ..analysis import events
 
-        plan = events.plan(events.loop_accesses(loop), {t.alloc.results[0]: slots for t in eligible})
+        try:
+            plan = events.plan(events.loop_accesses(loop), {t.alloc.results[0]: slots for t in eligible})
+        except Exception as err:  # noqa: BLE001 - the count only advises: the conversion is correct without it
+            note = f"slots=uniform: the event-id count failed on this loop ({type(err).__name__}: {err}); ptoas's event budget is not checked"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
+            return
         if not plan.over:
             return
         note = f"slots=uniform: {slots} slots for every tile: {over_budget_text(plan)}; slots=model chooses slots within the budget"

@@ -222,7 +222,7 @@ def choose_slots(
             if have <= 1:  # capacity or the event budget took its slots (a single-pipe tile has its reason already)
                 if any(t.alloc == c.alloc for t in result.event_trades):
                     why.setdefault(c.alloc, f"a second one would need event ids ptoas does not have ({events.EVENT_IDS} per pipe pair)")
-                why.setdefault(c.alloc, f'a second one does not fit "{c.space}" beside the other tiles\' slots')
+                why.setdefault(c.alloc, f"a second one does not fit \"{c.space}\" beside the other tiles' slots")
                 continue
             with_have = timed(choice)
             kept, rejected = have, None  # the count it keeps; the cycles one slot fewer gives
@@ -245,7 +245,11 @@ def choose_slots(
             choice[c.alloc] = 1 if c.alloc in single else requested
         _fit(candidates, choice, room, result, None)
         if result.fits:
-            _fit_events(candidates, choice, accesses, result, None)
+            try:
+                _fit_events(candidates, choice, accesses, result, None)
+            except Exception as err:  # noqa: BLE001 - as above: the slots that fit are correct, only the budget is unchecked
+                result.events = None
+                result.problem += f"; the event-id count failed on it: {type(err).__name__}: {err}"
         for c in candidates:
             if c.alloc not in why:
                 why[c.alloc] = "the loop cannot be timed statically, so it keeps the slots that fit"
@@ -338,8 +342,10 @@ def _fit_events(
     """Take slots away until no pipe pair needs more event ids than ptoas
     has (step 4 of the module docstring), each from the tile with a
     slot-keyed sync on a pair over its budget that loses the fewest cycles
-    per byte (`_cheapest`). Each step takes one slot and so at least one id:
-    at most as many steps as slots. Sets `result.events` to what is left."""
+    per byte (`_cheapest`); slots that cost nothing go in one run, as many
+    as the pair needs (`_free_run`'s reasoning). Each step takes at least
+    one slot and so at least one id: at most as many steps as slots. Sets
+    `result.events` to what is left."""
     while True:
         current = events.plan(accesses, _by_buffer(candidates, choice))
         result.events = current
