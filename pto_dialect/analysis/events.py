@@ -50,12 +50,13 @@ quadratic in the body's ops with pipes; no schedule is run.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..dialect.effects import CATALOGUE, VIEW_OPS
+from ..dialect.effects import CATALOGUE, PIPES, VIEW_OPS
 from ..dialect.types import multi_tile_type, tile_type
 
 EVENT_IDS = 8
@@ -108,11 +109,13 @@ class EventPlan:
     needed: dict[str, int]  # pipe pair -> ids it would use without a limit
     budgets: dict[str, int]
     used: dict[str, int] = field(default_factory=dict)  # pipe pair -> ids it uses within its budget
+    short_pairs: set[str] = field(default_factory=set)  # pairs where a sync gets fewer ids than it asks for
 
     @property
     def over(self) -> dict[str, int]:
-        """Pairs that need more ids than InsertSync has, with the ids each needs."""
-        return {pair: n for pair, n in self.needed.items() if n > self.budgets[pair]}
+        """Pairs where InsertSync runs out of ids (a sync gets fewer than it
+        asks for), with the fewest ids each would need."""
+        return {pair: self.needed[pair] for pair in sorted(self.short_pairs)}
 
     def short(self) -> list[Sync]:
         """The syncs that get fewer ids than they ask for."""
@@ -129,7 +132,11 @@ class EventPlan:
 
     def describe_over(self, pairs: set[str] | None = None) -> str:
         """E.g. `V->MTE2 needs 9 of its 8` (of `pairs` only, when given)."""
-        return ", ".join(f"{pair} needs {n} of its {self.budgets[pair]}" for pair, n in sorted(self.over.items()) if pairs is None or pair in pairs)
+        return ", ".join(
+            f"{pair} needs {n} of its {self.budgets[pair]}" if n > self.budgets[pair] else f"{pair} runs out in the order InsertSync gives them"
+            for pair, n in sorted(self.over.items())
+            if pairs is None or pair in pairs
+        )
 
 
 def root(value: ir.Value) -> ir.Value:
@@ -230,75 +237,140 @@ def plan(accesses: list[Access], slots: dict[Hashable, int], space_of=_space) ->
     """The syncs InsertSync would place in a loop of these accesses, each
     buffer with its slot count in `slots` (absent: 1), and the ids each
     gets (module docstring). `space_of(buffer)` is a buffer's memory space
-    (from its type; tests with buffers that are not values give their own). As InsertSync: first every op's syncs with the
-    ops before it in the iteration (`DealWithCompoundSync`), then, once the
-    whole body is seen, every op's syncs across the back edge
-    (`DealWithLoopSync`)."""
+    (from its type; tests whose buffers are not values give their own).
+
+    As InsertSync: first every op's syncs with the ops before it in the
+    iteration (`DealWithCompoundSync`), then, once the whole body is seen,
+    every op's syncs across the back edge (`DealWithLoopSync`). A scan
+    visits only the ops on other pipes that touch one of the op's buffers
+    and the places syncs were put (`_Scan`), so a long body of one pipe
+    costs what a short one does."""
     n = len(accesses)
-    syncs: list[Sync] = []
-    sets_at: dict[int, list[Sync]] = {}
-    waits_at: dict[int, list[Sync]] = {}
-
-    def add(sync: Sync, set_at: int) -> None:
-        syncs.append(sync)
-        if sync.wanted == 1:  # a slot-keyed sync orders one slot: it takes part in no elimination
-            sets_at.setdefault(set_at, []).append(sync)
-            waits_at.setdefault(sync.wait_at, []).append(sync)
-
-    def scan(i: int, positions, back_edge: bool, synced: set[str], finder: set[int]) -> None:
-        now = accesses[i]
-        for j in positions:
-            front = accesses[j]
-            for s in sets_at.get(j, ()):  # UpdateAlreadySync(pipeAfter): a set whose wait this pipe has passed
-                if id(s) in finder and (s.dst == now.pipe or s.dst in synced):
-                    synced.add(s.src)
-            if front.pipe != now.pipe and front.pipe not in synced:
-                deps = _conflicts(now, front)
-                if deps:
-                    wanted = 1
-                    if back_edge:
-                        wanted = _slot_keyed(deps, slots, space_of)
-                    if wanted <= 1:
-                        synced.add(front.pipe)
-                    begin, end = (-1, n) if back_edge else (j, i)
-                    add(Sync(front.pipe, now.pipe, max(wanted, 1), back_edge, begin, end, tuple(deps), i), j)
-            for s in waits_at.get(j, ()):  # UpdateAlreadySync(pipeBefore): a wait in this pipe's order
-                if s.dst == now.pipe or s.dst in synced:
-                    finder.add(id(s))
-
+    touching: dict[tuple, list[int]] = {}  # (buffer, pipe) -> positions of the ops on that pipe touching it
+    for k, a in enumerate(accesses):
+        for b in a.reads | a.writes:
+            touching.setdefault((b, a.pipe), []).append(k)
+    scan = _Scan(accesses, slots, space_of, touching)
     for i in range(n):
-        scan(i, range(i - 1, -1, -1), False, set(), set())
+        scan.run(i, 0, i - 1, False, set(), set())
     for i in range(n):
         synced: set[str] = set()
-        finder = {id(s) for s in waits_at.get(i, ())}
-        scan(i, range(i - 1, -1, -1), True, synced, finder)  # this iteration: what is synchronised already
-        scan(i, range(n - 1, i, -1), True, synced, finder)  # the previous iteration, from its end
-    syncs.sort(key=lambda s: s.wait_at)  # SetEventId's order: by the op that waits (stable: forward ones first)
+        finder = {id(s) for s in scan.waits_at.get(i, ())}
+        scan.run(i, 0, i - 1, True, synced, finder)  # this iteration: what is synchronised already
+        scan.run(i, i + 1, n - 1, True, synced, finder)  # the previous iteration, from its end
+    syncs = sorted(scan.syncs, key=lambda s: s.wait_at)  # SetEventId's order: by the op that waits (stable: forward ones first)
     budgets: dict[str, int] = {}
     by_pair: dict[str, list[Sync]] = {}
     for s in syncs:
         by_pair.setdefault(s.pair, []).append(s)
         budgets[s.pair] = budget(s.src, s.dst)
-    needed, used = {}, {}
+    needed, used, short = {}, {}, set()
     for pair, group in by_pair.items():
-        needed[pair] = _allocate(group, sum(s.wanted for s in group), grant=False)
-        used[pair] = _allocate(group, budgets[pair], grant=True)
-    return EventPlan(syncs, needed, budgets, used)
+        needed[pair] = _fewest_ids(group)
+        used[pair] = _allocate(group, budgets[pair])
+        if any(s.granted < s.wanted for s in group):
+            short.add(pair)
+    return EventPlan(syncs, needed, budgets, used, short)
 
 
-def _allocate(group: list[Sync], pool: int, grant: bool) -> int:
-    """Give the syncs of one pair ids from a pool of `pool`, in order, as
-    SetEventId does after a reallocation; the number of ids used."""
-    lives: list[list[tuple[int, int]]] = [[] for _ in range(pool)]
+class _Scan:
+    """The scans of one plan: the syncs placed so far and where."""
+
+    def __init__(self, accesses: list[Access], slots, space_of, touching: dict[tuple, list[int]]) -> None:
+        self.accesses = accesses
+        self.slots = slots
+        self.space_of = space_of
+        self.touching = touching
+        self.syncs: list[Sync] = []
+        self.sets_at: dict[int, list[Sync]] = {}
+        self.waits_at: dict[int, list[Sync]] = {}
+        self.marks: list[int] = []  # sorted: the positions with a set or a wait that takes part in elimination
+
+    def _mark(self, position: int) -> None:
+        k = bisect.bisect_left(self.marks, position)
+        if k == len(self.marks) or self.marks[k] != position:
+            self.marks.insert(k, position)
+
+    def add(self, sync: Sync, set_at: int) -> None:
+        self.syncs.append(sync)
+        if sync.wanted == 1:  # a slot-keyed sync orders one slot: it takes part in no elimination
+            self.sets_at.setdefault(set_at, []).append(sync)
+            self.waits_at.setdefault(sync.wait_at, []).append(sync)
+            self._mark(set_at)
+            self._mark(sync.wait_at)
+
+    def run(self, i: int, lo: int, hi: int, back_edge: bool, synced: set[str], finder: set[int]) -> None:
+        """Scan positions hi down to lo for the op at i (InsertSeqSync)."""
+        if lo > hi:
+            return
+        now = self.accesses[i]
+        visit: set[int] = set()
+        pipes: set[str] = set()
+        for key, positions in self._lists(now):
+            pipes.add(key)
+            visit.update(positions[bisect.bisect_left(positions, lo) : bisect.bisect_right(positions, hi)])
+        visit.update(self.marks[bisect.bisect_left(self.marks, lo) : bisect.bisect_right(self.marks, hi)])
+        for j in sorted(visit, reverse=True):
+            if pipes <= synced:
+                return  # every pipe that could conflict is synchronised
+            front = self.accesses[j]
+            for s in self.sets_at.get(j, ()):  # UpdateAlreadySync(pipeAfter): a set whose wait this pipe has passed
+                if id(s) in finder and (s.dst == now.pipe or s.dst in synced):
+                    synced.add(s.src)
+            if front.pipe != now.pipe and front.pipe not in synced:
+                deps = _conflicts(now, front)
+                if deps:
+                    wanted = _slot_keyed(deps, self.slots, self.space_of) if back_edge else 1
+                    if wanted <= 1:
+                        synced.add(front.pipe)
+                    begin, end = (-1, len(self.accesses)) if back_edge else (j, i)
+                    self.add(Sync(front.pipe, now.pipe, wanted, back_edge, begin, end, tuple(deps), i), j)
+            for s in self.waits_at.get(j, ()):  # UpdateAlreadySync(pipeBefore): a wait in this pipe's order
+                if s.dst == now.pipe or s.dst in synced:
+                    finder.add(id(s))
+
+    def _lists(self, now: Access):
+        """(pipe, positions) of the ops on other pipes touching `now`'s buffers."""
+        for b in now.reads | now.writes:
+            for pipe in _PIPES:
+                if pipe != now.pipe:
+                    positions = self.touching.get((b, pipe))
+                    if positions:
+                        yield pipe, positions
+
+
+_PIPES = tuple(p.value for p in PIPES)
+
+
+def _fewest_ids(group: list[Sync]) -> int:
+    """The fewest ids the syncs of one pair need: every back-edge sync's for
+    the whole loop, and as many more as forward syncs are live at once."""
+    ends = sorted((s.begin, s.end) for s in group if not s.back_edge)
+    live, most = [], 0
+    for begin, end in ends:
+        live = [e for e in live if e > begin]
+        live.append(end)
+        most = max(most, len(live))
+    return sum(s.wanted for s in group if s.back_edge) + most
+
+
+def _allocate(group: list[Sync], pool: int) -> int:
+    """Give the syncs of one pair ids from a pool of `pool`, in the order of
+    their waits, as SetEventId does after a reallocation (an id never used
+    first; a multi-slot sync that finds too few gets one; one that finds
+    none gets none); the number of ids used. The syncs come by their waits,
+    so a forward sync overlaps an earlier one exactly when it begins before
+    that one ends: an id needs only the end of its last lifetime."""
+    last_end: list[int | None] = [None] * pool  # None: never used; a back-edge sync holds it for good
+    forever = 1 << 62
     for s in group:
-        free = [k for k in range(pool) if all(not (s.begin < e and b < s.end) for b, e in lives[k])]
-        ordered = [k for k in free if not lives[k]] + [k for k in free if lives[k]]
+        free = [k for k in range(pool) if last_end[k] is None or (not s.back_edge and last_end[k] <= s.begin)]
+        ordered = [k for k in free if last_end[k] is None] + [k for k in free if last_end[k] is not None]
         take = ordered[: s.wanted] if len(ordered) >= s.wanted else ordered[:1]
         for k in take:
-            lives[k].append((s.begin, s.end))
-        if grant:
-            s.granted = len(take)
-    return sum(1 for life in lives if life)
+            last_end[k] = forever if s.back_edge else s.end
+        s.granted = len(take)
+    return sum(1 for e in last_end if e is not None)
 
 
 def region_slots(accesses: list[Access]) -> dict[ir.Value, int]:
