@@ -44,8 +44,10 @@ compares the count with pto-test-opt's output.
 It lives in `analysis/`, not beside the pipe model in `timing/`: slots=uniform
 checks the budget too, and must not load the pipe model (numpy) to do so.
 
-The count walks the loop body once (`loop_accesses`) and each plan is
-quadratic in the body's ops with pipes; no schedule is run.
+The count walks the loop body once (`loop_accesses`); a plan's scan for an
+op visits only the ops on other pipes that touch its buffers and the places
+syncs were put (a body of 3000 vector ops on one tile: 0.1 s), and no
+schedule is run.
 """
 
 from __future__ import annotations

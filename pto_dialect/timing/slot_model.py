@@ -33,7 +33,8 @@ the first that loses nothing (`_cheapest`), and a tile whose slots cost
 nothing gives them up in one run (`_free_run`): a space full of slots that
 buy nothing costs a schedule per tile, not per slot. The event budget
 (step 4) costs no schedule of its own beyond `_cheapest`'s: its count
-walks the body once and each check is quadratic in the body's ops. Each schedule unrolls
+walks the body once and each check visits per op only the ops that can
+conflict with it (`analysis.events.plan`). Each schedule unrolls
 8 times the largest slot count (`SlotTimer.schedule`), so the model's time
 grows about linearly with the stage count (docs/reliability.md, "Bounded
 cost"). More slots put a tile's iterations further apart in memory and so
