@@ -19,7 +19,7 @@ from ..dialect.scratch import TmpFinder
 from ..dialect.targets import ARCH_NAMES, space_spec
 from ..dialect.types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
-from ..reports.decisions import LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
+from ..reports.decisions import EventIdTrade, LoopDecision, SlotModelNumbers, SlotTrade, TileDecision
 from ..support import diagnostics
 from ..support.diagnostics import location_text
 from ..support.ir_utils import ConstantInts, Enclosing
@@ -174,7 +174,11 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     touches gets 1 (that pipe runs in order, so a second slot overlaps
     nothing); the others start at N; while a space cannot hold them, a slot
     is taken from the tile that loses the fewest modelled cycles per
-    iteration per byte freed; then each tile, largest first, keeps the
+    iteration per byte freed; while ptoas's InsertSync would need more
+    than its 8 event ids on a pipe pair (each back-edge sync of an N-slot
+    region takes N; docs/timing.md, "Event ids"), a slot is taken the same
+    way from a tile syncing on that pair, each such trade a remark at the
+    tile; then each tile, largest first, keeps the
     fewest slots at which the loop stays within 1% of the best that fits.
     A tile left at 1 slot stays a `pto.alloc_tile`; each slot count has its
     own slot index (`arith.remui %iv, %c3` beside `%c2`). Every count is a
@@ -185,7 +189,13 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     second slot the loop stays as it is but with `pto.pipeline_stages = 1`
     (replicating it would buy nothing either). A loop the static schedule
     cannot time (data-dependent control flow) keeps the single-pipe rule
-    and gives its other tiles N slots, reduced together to fit.
+    and gives its other tiles N slots, reduced together to fit (and to the
+    event budget, largest tile first).
+
+    With `slots=uniform`, a loop whose N slots need more event ids on a
+    pipe pair than ptoas has gets a warning naming the syncs ptoas falls
+    back on: one id for all of a region's slots (on that dependence they
+    no longer overlap), or, when no id is left, a `PIPE_ALL` barrier.
     """
 
     name: ClassVar[str] = "convert-to-ptoas-multi-buffer"
@@ -317,6 +327,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
+        self.check_events(loop, decision, eligible, slots)
         self.rewrite(loop, bounds, decision, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
@@ -359,6 +370,14 @@ class _Conversion:
             note = f"slots=model: {trade.describe()}"
             decision.reasons.append(f"slots=model, capacity: {trade.describe()}")  # the tile: decision.model.trades
             diagnostics.emit_remark(trade.alloc.location, note)
+        for event_trade in choice.event_trades:
+            note = f"slots=model: {event_trade.describe()}"
+            decision.reasons.append(f"slots=model, event ids: {event_trade.describe()}")
+            diagnostics.emit_remark(event_trade.alloc.location, note)
+        if choice.fits and choice.events is not None and choice.events.over:
+            note = f"slots=model: {over_budget_text(choice.events)}, whatever the slots of its tiles"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
         if not choice.fits:
             self.decline(loop, decision, f"its eligible tiles do not fit \"{choice.full_space}\" on {self.arch} even with one slot each")
             for t in decision.tiles:
@@ -393,6 +412,25 @@ class _Conversion:
         diagnostics.emit_remark(loop.location, note)
         return False
 
+    def check_events(self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], slots: int) -> None:
+        """slots=uniform: a warning when ptoas's InsertSync would run out of
+        event ids for these slots (docs/timing.md, "Event ids"), saying what
+        it falls back to."""
+        from ..analysis import events
+
+        try:
+            plan = events.plan(events.loop_accesses(loop), {t.alloc.results[0]: slots for t in eligible})
+        except Exception as err:  # noqa: BLE001 - the count only advises: the conversion is correct without it
+            note = f"slots=uniform: the event-id count failed on this loop ({type(err).__name__}: {err}); ptoas's event budget is not checked"
+            decision.reasons.append(note)
+            diagnostics.emit_remark(loop.location, note)
+            return
+        if not plan.over:
+            return
+        note = f"slots=uniform: {slots} slots for every tile: {over_budget_text(plan)}; slots=model chooses slots within the budget"
+        decision.reasons.append(note)
+        diagnostics.emit_warning(loop.location, note)
+
     @staticmethod
     def model_summary(eligible: list[_Tile], choice) -> str:
         from ..timing.slot_model import format_cycles
@@ -405,6 +443,12 @@ class _Conversion:
             text += f"; {choice.uniform_slots} slots for every tile (slots=uniform) would give {format_cycles(choice.cycles_uniform)}"
         elif not choice.uniform_slots:
             text += f"; slots=uniform would not convert it ({MIN_SLOTS} slots of every tile do not fit)"
+        if choice.event_trades and choice.uniform_events is not None and choice.uniform_events.over:
+            text += f" but more event ids than ptoas has ({choice.uniform_events.describe_over()})"
+        if choice.event_trades and choice.events is not None and not choice.events.over:
+            traded = sorted({pair for t in choice.event_trades for pair in t.pairs})
+            pairs = ", ".join(f"{pair} {choice.events.needed.get(pair, 0)} of {choice.events.budgets.get(pair, 8)}" for pair in traded)
+            text += f"; event ids within ptoas's budget: {pairs}"
         return text
 
     def decline(self, loop: ir.Operation, decision: LoopDecision, reason: str) -> None:
@@ -640,6 +684,20 @@ class _Conversion:
         return found
 
 
+def over_budget_text(plan) -> str:
+    """What a loop over ptoas's event budget gets (the plan of `analysis.events`)."""
+    from ..analysis import events
+
+    def name(buffer: ir.Value) -> str:
+        owner = None if isinstance(buffer, ir.BlockArgument) else buffer.owner
+        return f"the tile at {location_text(owner.location)}" if owner is not None else "a block argument"
+
+    return (
+        f"ptoas's InsertSync has {events.EVENT_IDS} event ids per pipe pair and the loop needs more ({plan.describe_over()}): "
+        f"{events.fallback_text(plan, name)}"
+    )
+
+
 def _model_numbers(choice) -> SlotModelNumbers:
     return SlotModelNumbers(
         timed=choice.timed,
@@ -649,5 +707,7 @@ def _model_numbers(choice) -> SlotModelNumbers:
         cycles_uniform=choice.cycles_uniform,
         uniform_slots=choice.uniform_slots,
         trades=[SlotTrade(t.tile, t.space, t.slots_from, t.slots_to, t.bytes_freed, t.cycles_before, t.cycles_after) for t in choice.trades],
+        event_trades=[EventIdTrade(t.tile, t.slots_from, t.slots_to, t.over, t.cycles_before, t.cycles_after) for t in choice.event_trades],
+        event_ids=dict(sorted(choice.events.needed.items())) if choice.events is not None else {},
         schedules=choice.schedules,
     )

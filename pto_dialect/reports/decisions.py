@@ -36,6 +36,19 @@ class SlotTrade:
 
 
 @dataclass
+class EventIdTrade:
+    """A slot `slots=model` took from a tile because ptoas's InsertSync would
+    have run out of event ids (docs/timing.md, "Event ids")."""
+
+    location: str  # the tile's
+    slots_from: int
+    slots_to: int
+    over: str  # the pipe pairs over their budget before, e.g. "V->MTE2 needs 9 of its 8"
+    cycles_before: float | None  # per iteration, modelled
+    cycles_after: float | None
+
+
+@dataclass
 class SlotModelNumbers:
     """What `slots=model` timed for one loop (cycles per iteration, modelled
     by the static pipe schedule; None where it was not timed)."""
@@ -47,6 +60,8 @@ class SlotModelNumbers:
     cycles_uniform: float | None = None  # every eligible tile at `uniform_slots`
     uniform_slots: int = 0  # what slots=uniform would give (0: it would not convert)
     trades: list[SlotTrade] = field(default_factory=list)  # slots taken away for capacity, and what each cost
+    event_trades: list[EventIdTrade] = field(default_factory=list)  # slots taken away for the event budget
+    event_ids: dict[str, int] = field(default_factory=dict)  # pipe pair -> event ids the choice needs (ptoas has 8 a pair)
     schedules: int = 0  # choices timed
 
 

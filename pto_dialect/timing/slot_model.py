@@ -16,7 +16,14 @@ choice only moves the tiles' bytes in the events):
    there), one slot is taken from the tile that loses the fewest modelled
    cycles per iteration per byte it frees (ties: the larger tile first),
    and the trade is recorded.
-4. What remains is the best choice that fits; then, largest tiles first,
+4. While ptoas's InsertSync would need more event ids on a pipe pair than
+   it has (8 a pair, `analysis.events`: each back-edge sync of an N-slot
+   region takes N), one slot is taken from the tile on that pair that
+   loses the fewest cycles per byte, as in step 3, and the trade is
+   recorded. A pair over its budget whatever the slots (one-id syncs of
+   single tiles) is left as it is and its fallback (a sync with one id for
+   all slots, or a PIPE_ALL barrier) said in the loop's remark.
+5. What remains is the best choice that fits; then, largest tiles first,
    each tile gets the fewest slots at which the loop's cycles per
    iteration stay within `TOLERANCE` of that best.
 
@@ -24,7 +31,10 @@ Timing every choice would be N^T schedules for T tiles; the greedy above
 times at most 3 + T * (N - 1), plus per slot taken away the options up to
 the first that loses nothing (`_cheapest`), and a tile whose slots cost
 nothing gives them up in one run (`_free_run`): a space full of slots that
-buy nothing costs a schedule per tile, not per slot. Each schedule unrolls
+buy nothing costs a schedule per tile, not per slot. The event budget
+(step 4) costs no schedule of its own beyond `_cheapest`'s: its count
+walks the body once and each check visits per op only the ops that can
+conflict with it (`analysis.events.plan`). Each schedule unrolls
 8 times the largest slot count (`SlotTimer.schedule`), so the model's time
 grows about linearly with the stage count (docs/reliability.md, "Bounded
 cost"). More slots put a tile's iterations further apart in memory and so
@@ -47,6 +57,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from ..analysis import events
 from ..analysis.liveness import buffer_values
 from ..dialect.effects import CATALOGUE
 from .static_schedule import SlotTimer, StaticScheduleError
@@ -88,6 +99,30 @@ class CapacityTrade:
 
 
 @dataclass
+class EventTrade:
+    """One slot taken from a tile because ptoas would run out of event ids."""
+
+    alloc: ir.Operation = field(repr=False, compare=False)
+    tile: str  # the tile's location
+    slots_from: int
+    slots_to: int
+    over: str  # the pairs over their budget before that the tile syncs on, e.g. "V->MTE2 needs 9 of its 8"
+    pairs: tuple[str, ...]  # those pairs
+    cycles_before: float | None
+    cycles_after: float | None
+
+    def describe(self) -> str:
+        """The trade, for a remark at the tile."""
+        timed = ""
+        if self.cycles_before is not None and self.cycles_after is not None:
+            timed = f", {format_cycles(self.cycles_before)} -> {format_cycles(self.cycles_after)} cycles per iteration"
+        return (
+            f"{self.slots_from} -> {self.slots_to} slots: ptoas's InsertSync has {events.EVENT_IDS} event ids per pipe pair "
+            f"and each slot of a multi-buffer region takes its own; with {self.slots_from} slots {self.over}{timed}"
+        )
+
+
+@dataclass
 class SlotChoice:
     """The model's answer for one loop."""
 
@@ -102,6 +137,9 @@ class SlotChoice:
     cycles_uniform: float | None = None  # every eligible tile at `uniform_slots`
     uniform_slots: int = 0
     trades: list[CapacityTrade] = field(default_factory=list)
+    event_trades: list[EventTrade] = field(default_factory=list)
+    events: events.EventPlan | None = None  # the choice's syncs and event ids
+    uniform_events: events.EventPlan | None = None  # those of `uniform_slots` for every tile
     schedules: int = 0  # how many choices were timed
 
 
@@ -152,6 +190,9 @@ def choose_slots(
             touched = f"only touched by {c.pipes[0]}" if c.pipes else "touched by no pipe"
             why[c.alloc] = f"it is {touched}, so a second slot would overlap nothing"
     result = SlotChoice(choice, why, uniform_slots=uniform_slots)
+    accesses = events.loop_accesses(loop)
+    if uniform_slots:
+        result.uniform_events = events.plan(accesses, {c.alloc.results[0]: uniform_slots for c in candidates})
     cache: dict[tuple[int, ...], float] = {}
     timer: SlotTimer | None = None
 
@@ -170,6 +211,7 @@ def choose_slots(
         _fit(candidates, choice, room, result, timed)
         if not result.fits:
             return result
+        _fit_events(candidates, choice, accesses, result, timed)
         best = timed(choice)
         if uniform_slots == requested and not result.trades:
             # The same as the start but for the single-pipe tiles, whose slots change nothing (rule 1).
@@ -178,7 +220,9 @@ def choose_slots(
             result.cycles_uniform = timed(dict.fromkeys(choice, uniform_slots))
         for c in sorted(candidates, key=lambda c: (-c.stride, c.location)):
             have = choice[c.alloc]
-            if have <= 1:  # capacity took its slots (a single-pipe tile has its reason already)
+            if have <= 1:  # capacity or the event budget took its slots (a single-pipe tile has its reason already)
+                if any(t.alloc == c.alloc for t in result.event_trades):
+                    why.setdefault(c.alloc, f"a second one would need event ids ptoas does not have ({events.EVENT_IDS} per pipe pair)")
                 why.setdefault(c.alloc, f"a second one does not fit \"{c.space}\" beside the other tiles' slots")
                 continue
             with_have = timed(choice)
@@ -192,13 +236,21 @@ def choose_slots(
             choice[c.alloc] = kept
             why[c.alloc] = _why_timed(have, with_have, kept, timed(choice), rejected)
         result.cycles_chosen = timed(choice)
+        result.events = events.plan(accesses, _by_buffer(candidates, choice))
     except Exception as e:  # noqa: BLE001 - the model only advises: any count is correct, so a loop it cannot time keeps the slots that fit
         result.timed = False
         result.problem = e.message if isinstance(e, StaticScheduleError) else f"the pipe model failed on it: {type(e).__name__}: {e}"
         result.trades.clear()
+        result.event_trades.clear()
         for c in candidates:
             choice[c.alloc] = 1 if c.alloc in single else requested
         _fit(candidates, choice, room, result, None)
+        if result.fits:
+            try:
+                _fit_events(candidates, choice, accesses, result, None)
+            except Exception as err:  # noqa: BLE001 - as above: the slots that fit are correct, only the budget is unchecked
+                result.events = None
+                result.problem += f"; the event-id count failed on it: {type(err).__name__}: {err}"
         for c in candidates:
             if c.alloc not in why:
                 why[c.alloc] = "the loop cannot be timed statically, so it keeps the slots that fit"
@@ -277,6 +329,50 @@ def _fit(
         result.trades.append(CapacityTrade(pick.alloc, pick.location, pick.space, have - run + 1, have - run, pick.stride, now, after))
 
 
+def _by_buffer(candidates: list[Candidate], choice: dict[ir.Operation, int]) -> dict[ir.Value, int]:
+    return {c.alloc.results[0]: choice[c.alloc] for c in candidates}
+
+
+def _fit_events(
+    candidates: list[Candidate],
+    choice: dict[ir.Operation, int],
+    accesses: list[events.Access],
+    result: SlotChoice,
+    timed: Callable | None,
+) -> None:
+    """Take slots away until no pipe pair needs more event ids than ptoas
+    has (step 4 of the module docstring), each from the tile with a
+    slot-keyed sync on a pair over its budget that loses the fewest cycles
+    per byte (`_cheapest`); slots that cost nothing go in one run, as many
+    as the pair needs (`_free_run`'s reasoning). Each step takes at least
+    one slot and so at least one id: at most as many steps as slots. Sets
+    `result.events` to what is left."""
+    while True:
+        current = events.plan(accesses, _by_buffer(candidates, choice))
+        result.events = current
+        if not current.over:
+            return
+        involved = current.buffers_over()
+        options = [c for c in candidates if choice[c.alloc] > 1 and c.alloc.results[0] in involved]
+        if not options:
+            return  # over whatever the slots: the loop's remark gives the fallback
+        now = timed(choice) if timed is not None else None
+        pick = _cheapest(options, choice, timed, now)
+        have = choice[pick.alloc]
+        buffer = pick.alloc.results[0]
+        pairs = current.pairs_of(buffer) & set(current.over)
+        # As `_free_run`: slots that cost nothing go in one run, as many as the
+        # pair most over needs (each slot fewer frees one id per sync of the tile there).
+        syncs = {pair: sum(1 for s in current.syncs if s.pair == pair and s.wanted > 1 and buffer in s.buffers) for pair in pairs}
+        need = max(-(-(current.needed[pair] - current.budgets[pair]) // max(n, 1)) for pair, n in syncs.items()) if syncs else 1
+        run = min(have - 1, max(need, 1))
+        if run > 1 and (timed is None or timed({**choice, pick.alloc: have - 1}) > now or timed({**choice, pick.alloc: have - run}) > now):
+            run = 1
+        choice[pick.alloc] = have - run
+        after = timed(choice) if timed is not None else None
+        result.event_trades.append(EventTrade(pick.alloc, pick.location, have, have - run, current.describe_over(pairs), tuple(sorted(pairs)), now, after))
+
+
 def _free_run(pick: Candidate, have: int, bytes_over: int, choice: dict[ir.Operation, int], timed: Callable | None, now: float | None) -> int:
     """How many slots in a row the greedy takes from `pick`, the cheapest
     option: the trades one at a time would each time every option again,
@@ -300,4 +396,4 @@ def _free_run(pick: Candidate, have: int, bytes_over: int, choice: dict[ir.Opera
     return run if timed({**choice, pick.alloc: have - run}) <= now else 1
 
 
-__all__ = ["TOLERANCE", "Candidate", "CapacityTrade", "SlotChoice", "choose_slots", "format_cycles", "tile_pipes"]
+__all__ = ["TOLERANCE", "Candidate", "CapacityTrade", "EventTrade", "SlotChoice", "choose_slots", "format_cycles", "tile_pipes"]
