@@ -77,6 +77,13 @@ class Candidate:
     location: str
 
 
+def _timed(before: float | None, after: float | None) -> str:
+    """A trade's modelled cycles, for its remark ("" when it was not timed)."""
+    if before is None or after is None:
+        return ""
+    return f", {format_cycles(before)} -> {format_cycles(after)} cycles per iteration"
+
+
 @dataclass
 class CapacityTrade:
     """One slot taken from a tile because its space was full."""
@@ -92,9 +99,7 @@ class CapacityTrade:
 
     def describe(self) -> str:
         """The trade, for a remark at the tile."""
-        timed = ""
-        if self.cycles_before is not None and self.cycles_after is not None:
-            timed = f", {format_cycles(self.cycles_before)} -> {format_cycles(self.cycles_after)} cycles per iteration"
+        timed = _timed(self.cycles_before, self.cycles_after)
         return f"{self.slots_from} -> {self.slots_to} slots: not every slot fits \"{self.space}\"; this frees {self.bytes_freed} bytes{timed}"
 
 
@@ -113,9 +118,7 @@ class EventTrade:
 
     def describe(self) -> str:
         """The trade, for a remark at the tile."""
-        timed = ""
-        if self.cycles_before is not None and self.cycles_after is not None:
-            timed = f", {format_cycles(self.cycles_before)} -> {format_cycles(self.cycles_after)} cycles per iteration"
+        timed = _timed(self.cycles_before, self.cycles_after)
         return (
             f"{self.slots_from} -> {self.slots_to} slots: ptoas's InsertSync has {events.EVENT_IDS} event ids per pipe pair "
             f"and each slot of a multi-buffer region takes its own; with {self.slots_from} slots {self.over}{timed}"
