@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -55,12 +54,12 @@ class tool_server:
             return None
         self.dir = tempfile.TemporaryDirectory(prefix="pto-tool-server-")
         path = os.path.join(self.dir.name, "socket")
-        self.process = subprocess.Popen([sys.executable, "-m", "pto_dialect.tools.server", "--socket", path, "--idle-exit", "600"], cwd=ROOT)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(path):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                return None
-            time.sleep(0.05)
+        from pto_dialect.tools.server import spawn
+
+        try:
+            self.process = spawn(path, idle_exit=600, cwd=str(ROOT))
+        except RuntimeError:
+            return None
         return path
 
     def __exit__(self, *exc) -> None:

@@ -131,11 +131,12 @@ def lit_cpu(server: bool) -> tuple[float, float, int]:
         daemon = None
         if server:
             path = os.path.join(tmp, "socket")
-            daemon = subprocess.Popen([sys.executable, "-m", "pto_dialect.tools.server", "--socket", path], cwd=ROOT)
-            while not os.path.exists(path):
-                if daemon.poll() is not None:
-                    sys.exit("the tool server did not start")
-                time.sleep(0.02)
+            from pto_dialect.tools.server import spawn
+
+            try:
+                daemon = spawn(path, cwd=str(ROOT))
+            except RuntimeError as e:
+                sys.exit(str(e))
             env["PTO_TOOL_SERVER"] = path
         start = time.perf_counter()
         with tempfile.TemporaryFile() as out:

@@ -33,14 +33,14 @@ def main() -> None:
     import _socket
 
     from pto_dialect.tools.launch import end_as
-    from pto_dialect.tools.server_protocol import recv_message, send_message
+    from pto_dialect.tools.server_protocol import PASSED_SIGNALS, recv_message, send_message
 
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.connect(path)
     except OSError:
         _run_plain(tool, args)
-    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE") if hasattr(_signal, name)]
+    names = [name for name in PASSED_SIGNALS if hasattr(_signal, name)]
     ignored = [name for name in names if _signal.getsignal(getattr(_signal, name)) == _signal.SIG_IGN]
     umask = os.umask(0)
     os.umask(umask)
@@ -92,7 +92,9 @@ def _run_plain(tool: str, args: list[str]) -> None:
     path = _tool_path(tool)
     if os.path.exists(path):
         os.execv(path, [path, *args])
-    module = {"pto-opt": "pto_dialect.tools.pto_opt", "pto-run": "pto_dialect.tools.pto_run"}.get(tool, tool)
+    from pto_dialect.tools.server_protocol import TOOLS
+
+    module = TOOLS.get(tool, tool)
     os.execv(sys.executable, [sys.executable, "-m", module, *args])
 
 

@@ -42,16 +42,11 @@ import pkgutil
 import select
 import signal
 import socket
+import subprocess
 import sys
 import time
 
-from .server_protocol import recv_message, send_message
-
-TOOLS = {
-    "pto-opt": "pto_dialect.tools.pto_opt",
-    "pto-run": "pto_dialect.tools.pto_run",
-}
-"""The tools a request may name, by the module whose `console_main` runs it."""
+from .server_protocol import PASSED_SIGNALS, TOOLS, recv_message, send_message
 
 # --- the server ------------------------------------------------------------------
 
@@ -218,7 +213,7 @@ def _run_tool(request: dict, fds: list[int]) -> None:
         if fd > 2:
             os.close(fd)
     ignored = set(request.get("ignored_signals", ()))
-    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"):
+    for name in PASSED_SIGNALS:
         if hasattr(signal, name):
             signum = getattr(signal, name)
             signal.signal(signum, signal.SIG_IGN if name in ignored else signal.SIG_DFL)
@@ -281,6 +276,24 @@ def _fresh_randomness() -> None:
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed()
+
+
+def spawn(path: str, idle_exit: float | None = None, timeout: float = 60.0, cwd: str | None = None) -> subprocess.Popen:
+    """A server started in a process of its own, listening on `path` once
+    this returns (a test runner's or a benchmark's; the caller terminates
+    it). Raises RuntimeError when it does not come up within `timeout`."""
+    command = [sys.executable, "-m", "pto_dialect.tools.server", "--socket", path]
+    if idle_exit is not None:
+        command += ["--idle-exit", str(idle_exit)]
+    process = subprocess.Popen(command, cwd=cwd)
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise RuntimeError(f"the tool server did not come up on {path}")
+        time.sleep(0.02)
+    return process
 
 
 def main(argv: list[str] | None = None) -> int:

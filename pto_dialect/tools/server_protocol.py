@@ -15,6 +15,16 @@ import _socket
 import _struct
 import marshal
 
+TOOLS = {
+    "pto-opt": "pto_dialect.tools.pto_opt",
+    "pto-run": "pto_dialect.tools.pto_run",
+}
+"""The tools a request may name, by the module whose `console_main` runs it."""
+
+PASSED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE")
+"""The signals whose being ignored by the client the tool's process takes on
+(`nohup` stays `nohup`); the others get their default action."""
+
 _HEADER = _struct.Struct("!I")
 _FD = _struct.Struct("i")
 MAX_MESSAGE = 64 << 20

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from pto_dialect.tools.server import spawn
+
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "pto_dialect" / "tools" / "client.py"
 BIN = Path(sys.executable).parent
@@ -28,11 +30,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "pidf
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("server") / "socket")
-    process = subprocess.Popen([sys.executable, "-m", "pto_dialect.tools.server", "--socket", path, "--idle-exit", "300"], cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while not os.path.exists(path):
-        assert process.poll() is None and time.monotonic() < deadline, "the server did not come up"
-        time.sleep(0.05)
+    process = spawn(path, idle_exit=300, cwd=str(ROOT))
     yield path, process
     process.terminate()
     assert process.wait(timeout=60) == 0
