@@ -45,8 +45,8 @@ def parse(text: str, name: str = "<string>", context: ir.Context | None = None) 
     name the file `name`, and so do the report records of `run_passes` on
     the module. The warnings and remarks of a module that parses go to the
     Context's diagnostic handlers afterwards, at their positions in `name`
-    (as `ir.Module.parse` leaves them to the handlers; MLIR's default
-    handler prints them); its errors are the exception's.
+    (as `ir.Module.parse` leaves them to the handlers; with none attached,
+    MLIR drops all but errors); its errors are the exception's.
     """
     source = Source(name, text.removeprefix("\ufeff"))  # a byte-order mark is not text (read_source drops it too)
     ctx = context or ir.Context.current

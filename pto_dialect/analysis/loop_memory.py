@@ -26,7 +26,7 @@ from mlir import ir
 from ..dialect.effects import ALLOC_OPS, VIEW_OPS
 from ..dialect.targets import space_spec
 from ..dialect.types import MultiTileBufType, align_up, buffer_type
-from ..support.ir_utils import nested_in
+from ..support.ir_utils import nested_in, walk_ops
 from .buffers import is_buffer
 
 
@@ -63,8 +63,9 @@ class LoopMemory:
             func = owner.operation if owner is not None else None
         if func is not None and func not in self.answered:
             self.answered.add(func)
-            for other in _pipeline_loops(func):
-                self.answers[other] = self.read_around(other)
+            for other in walk_ops(func):
+                if other.name == "scf.for" and "pto.pipeline_stages" in other.attributes:
+                    self.answers[other] = self.read_around(other)
             answer = self.answers.get(loop)
             if answer is not None:
                 return answer
@@ -153,19 +154,3 @@ class LoopMemory:
             return view.region_bytes(alignment)
         return align_up(view.nbytes, alignment)
 
-
-def _pipeline_loops(func: ir.Operation) -> list[ir.Operation]:
-    """The scf.for ops in `func` (any nesting) with `pto.pipeline_stages`."""
-    found = []
-    work = [func]
-    while work:
-        op = work.pop()
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    inner = inner.operation
-                    if inner.regions:
-                        if inner.name == "scf.for" and "pto.pipeline_stages" in inner.attributes:
-                            found.append(inner)
-                        work.append(inner)
-    return found

@@ -21,25 +21,15 @@ def start_tool_process() -> None:
     rather than all at load (`RTLD_LAZY`: the 200 MB MLIR library has tens
     of thousands), and the cycle collector run 30 times less often (the
     start allocates ~10^5 objects that live to the end; a run's garbage
-    is still collected, in larger steps)."""
+    is still collected, in larger steps).
+
+    Not done, measured: emptying the bindings' dialect search path
+    (`dialect_search_modules`) would save importing `mlir.dialects.scf`
+    and the like (~25 ms of a one-loop run), but then every wrap of such an
+    op retries the import (the conversion at K = 4000: 9.1 s, not 2.0 s)."""
     flags = sys.getdlopenflags()
     sys.setdlopenflags((flags & ~os.RTLD_NOW) | os.RTLD_LAZY)
     gc.set_threshold(20_000, 20, 20)
-
-
-def import_mlir(numpy: bool = True) -> None:
-    """Import `mlir.ir`, without numpy unless `numpy` (below).
-
-    (The bindings import an upstream dialect's Python module, such as
-    `mlir.dialects.scf`, when they first wrap one of its ops: ~25 ms of a
-    one-loop run. Emptying their search path (`dialect_search_modules`)
-    avoids that, but then every wrap of such an op retries the import:
-    the conversion at K = 4000 took 9.1 s instead of 2.0 s. Measured, not
-    done.)"""
-    if numpy:
-        import mlir.ir  # noqa: F401
-    else:
-        import_mlir_without_numpy()
 
 
 def import_mlir_without_numpy() -> None:

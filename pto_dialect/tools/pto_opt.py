@@ -446,9 +446,9 @@ def main(argv: list[str] | None = None) -> int:
         if opts.help:
             output.stdout_text(build_parser().format_help())
             return 0
-        from .common import import_mlir
+        from .common import import_mlir_without_numpy
 
-        import_mlir(numpy=False)
+        import_mlir_without_numpy()
         if opts.list_passes:
             output.stdout_text(list_passes(opts.verbose) + "\n")
             return 0

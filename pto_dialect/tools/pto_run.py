@@ -208,9 +208,6 @@ class Runner:
     # -- stages -----------------------------------------------------------------------
 
     def run(self) -> int:
-        from .common import import_mlir
-
-        import_mlir()
         from ..driver.session import Session, read_source
 
         opts = self.opts
