@@ -249,9 +249,10 @@ class _Allocation:
         name = ir.StringAttr(func.attributes["sym_name"]).value
         pipe_aware = self.options.reuse and self.options.pipe_aware
         tmps = self._add_level3_tmps(run, func, arch)
-        if self.options.degrade:
-            self._degrade(run, func, arch, base, tmps, graph, needs)
-        liveness = function_liveness(func, keep_uses=pipe_aware)
+        # The degrade loop's last footprint read the function as it now is
+        # (nothing changed after it): its liveness is the one placed below.
+        last = self._degrade(run, func, arch, base, tmps, graph, needs) if self.options.degrade else None
+        liveness = last if last is not None else function_liveness(func, keep_uses=pipe_aware)
         buffers = self._buffers(liveness, arch, tmps)
         held_below = len(buffers)  # the key of the reservation of `base`, in spaces that have one
         reserves = reserved_buffers(func)  # keys held_below + 1 + j
@@ -409,13 +410,14 @@ class _Allocation:
 
     def _degrade(
         self, run: PassRun, func: ir.Operation, arch: str, base: dict[str, int], tmps: dict[ir.Operation, str], graph: CallGraph, needs: dict
-    ) -> None:
+    ) -> FunctionLiveness:
         """Lower the slot count of the iteration-local multi-tile regions of
         `func` (docs/passes.md, `degrade`) while a space overflows, here or
         in a function it calls above what it holds at the call (`needs`
         caches what each callee takes on its own): each step takes one slot
         from the region that frees the most bytes of the space most over,
-        and says so at its loop."""
+        and says so at its loop. Returns the liveness of `func` as it is
+        left (read after the last step), for the placement to reuse."""
         name = ir.StringAttr(func.attributes["sym_name"]).value
         tried: set = set()
         while True:
@@ -443,7 +445,7 @@ class _Allocation:
                     if total > space_spec(arch, space).capacity and total > over.get(space, 0):
                         over[space], at[space] = total, point
             if not over:
-                return
+                return liveness
             candidates = [
                 b
                 for b in buffers
@@ -461,7 +463,7 @@ class _Allocation:
                     break
                 tried.add(b.alloc)
             if step is None:
-                return  # nothing more to lower: the overflow error follows
+                return liveness  # nothing more to lower: the overflow error follows
             capacity = space_spec(arch, step.space).capacity
             text = (
                 f"pipeline loop's multi-tile buffer of {step.slot_type} lowered from {step.before} to {step.after} "
