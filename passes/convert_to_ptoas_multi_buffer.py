@@ -264,6 +264,7 @@ class _Conversion:
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
         self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
         self.tmp_finder: TmpFinder | None = None  # the ops of a loop that get a level3 tmp (bytes_beside)
+        self.type_kinds = None  # events.TypeKinds, made at the first loop whose event ids are counted
 
     # -- per loop ----------------------------------------------------------------
 
@@ -418,8 +419,14 @@ class _Conversion:
         it falls back to."""
         from ..analysis import events
 
+        if self.type_kinds is None:
+            self.type_kinds = events.TypeKinds()
         try:
-            plan = events.plan(events.loop_accesses(loop), {t.alloc.results[0]: slots for t in eligible})
+            accesses = events.loop_accesses(loop, self.type_kinds)
+            counts = {t.alloc.results[0]: slots for t in eligible}
+            if events.surely_within_budget(accesses, counts):
+                return  # the common case, told without placing the syncs
+            plan = events.plan(accesses, counts)
         except Exception as err:  # noqa: BLE001 - the count only advises: the conversion is correct without it
             note = f"slots=uniform: the event-id count failed on this loop ({type(err).__name__}: {err}); ptoas's event budget is not checked"
             decision.reasons.append(note)

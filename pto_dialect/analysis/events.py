@@ -148,9 +148,28 @@ def root(value: ir.Value) -> ir.Value:
     return value
 
 
-def _local(value: ir.Value) -> bool:
-    text = str(value.type)
-    return text.startswith(("!pto.tile_buf", "!pto.multi_tile_buf"))
+_LOCAL, _VIEW, _INDEX, _OTHER = range(4)
+
+
+class TypeKinds(dict):
+    """What a buffer scan needs of a type (a local tile, a tensor view, an
+    index, other), read once per type: reading it means printing it, and
+    types are uniqued, so one scan of a module prints each type once. One
+    holds the types of one Context; make one per run (a pass's run or a
+    `loop_accesses` call)."""
+
+    def __missing__(self, ty: ir.Type) -> int:
+        text = str(ty)
+        if text.startswith(("!pto.tile_buf", "!pto.multi_tile_buf")):
+            kind = _LOCAL
+        elif text.startswith(("!pto.partition_tensor_view", "!pto.tensor_view")):
+            kind = _VIEW
+        elif text.startswith("index"):
+            kind = _INDEX
+        else:
+            kind = _OTHER
+        self[ty] = kind
+        return kind
 
 
 @dataclass(frozen=True)
@@ -162,29 +181,33 @@ class GlobalBuffer:
     value: ir.Value
 
 
-def _global_root(value: ir.Value) -> GlobalBuffer:
-    while not isinstance(value, ir.BlockArgument) and len(value.owner.operands) > 0 and not str(value.owner.operands[0].type).startswith("index"):
+def _global_root(value: ir.Value, kinds: TypeKinds) -> GlobalBuffer:
+    while not isinstance(value, ir.BlockArgument) and len(value.owner.operands) > 0 and kinds[value.owner.operands[0].type] != _INDEX:
         value = value.owner.operands[0]
     return GlobalBuffer(value)
 
 
-def _buffers(operands, positions) -> frozenset:
+def _buffers(operands, positions, kinds: TypeKinds) -> frozenset:
     found = set()
+    count = len(operands)
     for k in positions:
-        if k >= len(operands):
+        if k >= count:
             continue
         value = operands[k]
-        if _local(value):
+        kind = kinds[value.type]
+        if kind == _LOCAL:
             found.add(root(value))
-        elif str(value.type).startswith(("!pto.partition_tensor_view", "!pto.tensor_view")):
-            found.add(_global_root(value))
+        elif kind == _VIEW:
+            found.add(_global_root(value, kinds))
     return frozenset(found)
 
 
-def loop_accesses(loop: ir.Operation) -> list[Access]:
+def loop_accesses(loop: ir.Operation, kinds: TypeKinds | None = None) -> list[Access]:
     """The ops of `loop`'s body (nested regions flattened, in program order)
     that run on a pipe, with the buffers each reads and writes: local tiles
-    by their root, global memory by the value its views start from."""
+    by their root, global memory by the value its views start from.
+    `kinds` may carry the types a run has read already."""
+    kinds = TypeKinds() if kinds is None else kinds
     accesses: list[Access] = []
     work = [iter(loop.regions[0].blocks[0].operations)]
     while work:
@@ -201,7 +224,7 @@ def loop_accesses(loop: ir.Operation) -> list[Access]:
             continue
         layout = spec.layout(op)
         operands = op.operands
-        accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads), _buffers(operands, layout.writes), op.location))
+        accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads, kinds), _buffers(operands, layout.writes, kinds), op.location))
     return accesses
 
 
@@ -233,6 +256,39 @@ def _slot_keyed(deps: set, slots: dict[Hashable, int], space_of) -> int:
     if len(counts) != 1 or not any(space_of(b) in SLOT_SPACES for b in deps):
         return 1
     return counts.pop()
+
+
+def surely_within_budget(accesses: list[Access], slots: dict[Hashable, int]) -> bool:
+    """True when no pipe pair of `plan(accesses, slots)` can run out of ids,
+    told without placing a sync: a bound on the ids each pair's syncs ask
+    for in all is within the pair's budget. Then `plan(...).over` is empty:
+    while the ids a pair's syncs ask for in all are within its pool, each
+    sync finds as many never-used ids as it asks for (`_allocate`).
+
+    The bound, per op on pipe Q and other pipe P with k ops on P touching
+    one of its buffers (each counted once per shared buffer: at least as
+    many as conflict): the scan within the iteration places at most one
+    sync from P (it asks for 1 id and marks P synchronised); the scan over
+    the back edge at most one per conflicting op on P, each asking for at
+    most the largest slot count. False says only that the bound is over:
+    `plan` tells."""
+    most = max(max(slots.values(), default=1), 1)
+    touching: dict[tuple, int] = {}  # (buffer, pipe) -> ops on that pipe touching it
+    for a in accesses:
+        for b in a.reads | a.writes:
+            key = (b, a.pipe)
+            touching[key] = touching.get(key, 0) + 1
+    asked: dict[tuple[str, str], int] = {}
+    for a in accesses:
+        buffers = a.reads | a.writes
+        for pipe in _PIPES:
+            if pipe == a.pipe:
+                continue
+            k = sum(touching.get((b, pipe), 0) for b in buffers)
+            if k:
+                pair = (pipe, a.pipe)
+                asked[pair] = asked.get(pair, 0) + 1 + k * most
+    return all(ids <= budget(src, dst) for (src, dst), ids in asked.items())
 
 
 def plan(accesses: list[Access], slots: dict[Hashable, int], space_of=_space) -> EventPlan:
@@ -414,6 +470,7 @@ __all__ = [
     "EventPlan",
     "GlobalBuffer",
     "Sync",
+    "TypeKinds",
     "budget",
     "fallback_text",
     "loop_accesses",
@@ -421,4 +478,5 @@ __all__ = [
     "plan",
     "region_slots",
     "root",
+    "surely_within_budget",
 ]

@@ -225,3 +225,33 @@ def test_budget_within():
     plan = _three_loads(2)
     assert not plan.over and plan.needed["V->MTE2"] == 6
     assert events.fallback_text(plan, str) == ""
+
+
+def _some(rng, names: str) -> set:
+    return set(rng.sample(names, min(len(names), rng.randint(0, 2))))
+
+
+def test_surely_within_budget_never_hides_a_shortage():
+    """The conversion's fast answer (slots=uniform counts no ids when the
+    bound is within every budget) against the plan, on random loop bodies:
+    whenever it says within, no pair is short; and it is not a bound that
+    is always over (it answers most small bodies itself)."""
+    import random
+
+    rng = random.Random(26)
+    pipes = ["MTE2", "V", "MTE3", "MTE1", "M", "FIX"]
+    answered = shortages = 0
+    for _ in range(3000):
+        names = "abcdef"[: rng.randint(1, 6)]
+        body = [_access(rng.choice(pipes), reads=_some(rng, names), writes=_some(rng, names)) for _ in range(rng.randint(1, 8))]
+        slots = {b: rng.choice((1, 2, 2, 3, 4)) for b in names if rng.random() < 0.8}
+        plan = events.plan(body, slots, space_of=lambda buffer: "vec")
+        shortages += bool(plan.over)
+        if events.surely_within_budget(body, slots):
+            answered += 1
+            assert not plan.over, (body, slots, plan.over)
+    assert shortages > 50 and answered > 1000, (shortages, answered)
+    # A bound, not the count: three 2-slot loads each read by a vector op
+    # bound V->MTE2 at 3 x (1 + 2) = 9 ids, where the plan needs 6.
+    loads = [_access("MTE2", writes={t}) for t in "xyz"] + [_access("V", reads={t}, writes={"s"}) for t in "xyz"]
+    assert not events.surely_within_budget(loads, {t: 2 for t in "xyz"}) and not _three_loads(2).over
