@@ -4,6 +4,8 @@
     python scripts/ptoas_ods.py --json PTOOps.td     # each op's arguments, results, regions, format
     python scripts/ptoas_ods.py --defaults PTOOps.td PTOAttrs.td
         # each default-valued attribute: op, name, its default as ptoas prints it, held/optional
+    python scripts/ptoas_ods.py --required PTOOps.td
+        # each required attribute (neither optional nor default-valued): op, name
 
 `test/python/data/ptoas_defaults.txt` is the third output at the same
 commit: test/python/test_ptoas_ops.py asserts the op table gives every op
@@ -12,6 +14,9 @@ A `DefaultValuedAttr` is *held*: MLIR gives every op ptoas builds the
 default when the text leaves it out (ODS's populateDefaultAttrs), so a
 printer that prints the op's attribute dictionary prints it; a
 `DefaultValuedOptionalAttr` is only the getter's answer when absent.
+
+`test/python/data/ptoas_required.txt` is the fourth: test_ptoas_ops.py
+asserts the op table marks exactly those `Attribute.required`.
 
 `test/python/data/ptoas_ops.txt` is the first output at the PTOAS commit
 `pto-parse` is built from (tonibohnlein/PTOAS e32488c9,
@@ -207,9 +212,38 @@ def format_defaults(rows) -> str:
     return "".join(f"{op} {name} {'held' if held else 'optional'} {text}\n" for op, name, text, held in rows)
 
 
+_NOT_REQUIRED = ("OptionalAttr", "DefaultValuedAttr", "DefaultValuedOptionalAttr", "DefaultValuedStrAttr", "UnitAttr")
+"""The attribute constraints an op may go without (UnitAttr: absent is false)."""
+
+
+def read_required(ops: list[dict]) -> list[tuple[str, str]]:
+    """(op, attribute) of every attribute an op must have: an attribute
+    constraint (`...Attr`) that is neither optional nor default-valued, in
+    the ODS's order."""
+    out = []
+    for op in ops:
+        for constraint, name in op["arguments"]:
+            base = constraint.split("<")[0].strip()
+            if base.endswith("Attr") and base not in _NOT_REQUIRED:
+                out.append(("pto." + op["name"], name))
+    return out
+
+
+def format_required(rows) -> str:
+    return "".join(f"{op} {name}\n" for op, name in rows)
+
+
 def main(argv: list[str]) -> int:
     as_json = "--json" in argv
     defaults = "--defaults" in argv
+    if "--required" in argv:
+        paths = [a for a in argv if a != "--required"]
+        if len(paths) != 1:
+            print(__doc__.strip().splitlines()[2], file=sys.stderr)
+            return 2
+        with open(paths[0], encoding="utf-8") as f:
+            sys.stdout.write(format_required(read_required(read_ops(f.read()))))
+        return 0
     paths = [a for a in argv if a not in ("--json", "--defaults")]
     if len(paths) != (2 if defaults else 1):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)

@@ -273,21 +273,21 @@ def surely_within_budget(accesses: list[Access], slots: dict[Hashable, int]) -> 
     most the largest slot count. False says only that the bound is over:
     `plan` tells."""
     most = max(max(slots.values(), default=1), 1)
-    touching: dict[tuple, int] = {}  # (buffer, pipe) -> ops on that pipe touching it
+    touching: dict = {}  # buffer -> {pipe: ops on that pipe touching it}
     for a in accesses:
         for b in a.reads | a.writes:
-            key = (b, a.pipe)
-            touching[key] = touching.get(key, 0) + 1
+            on = touching.setdefault(b, {})
+            on[a.pipe] = on.get(a.pipe, 0) + 1
     asked: dict[tuple[str, str], int] = {}
     for a in accesses:
-        buffers = a.reads | a.writes
-        for pipe in _PIPES:
-            if pipe == a.pipe:
-                continue
-            k = sum(touching.get((b, pipe), 0) for b in buffers)
-            if k:
-                pair = (pipe, a.pipe)
-                asked[pair] = asked.get(pair, 0) + 1 + k * most
+        others: dict[str, int] = {}  # pipe -> k
+        for b in a.reads | a.writes:
+            for pipe, count in touching[b].items():
+                if pipe != a.pipe:
+                    others[pipe] = others.get(pipe, 0) + count
+        for pipe, k in others.items():
+            pair = (pipe, a.pipe)
+            asked[pair] = asked.get(pair, 0) + 1 + k * most
     return all(ids <= budget(src, dst) for (src, dst), ids in asked.items())
 
 

@@ -174,11 +174,16 @@ def _op(d: OpDef) -> list[str]:
     for r in d.results:
         kind = "" if r.kind == "single" else r.kind + " "
         results.append(f"{_irdl_name(r.name)}: {kind}{body.constraint(r.constraint)}")
+    # What a required attribute holds is the pto verifier's (verifier_rules.py);
+    # IRDL says that it must be there, as ptoas's ODS does (`Attribute.required`).
+    required = [(a.name, body.value(f"attr {a.name}", "irdl.any")) for a in d.attributes if a.required]
     lines = [f"  // {d.full_name}: {d.summary}", f"  irdl.operation @{d.generic_name[4:]} {{", *body.lines]
     if operands:
         lines.append(f"    irdl.operands({', '.join(operands)})")
     if results:
         lines.append(f"    irdl.results({', '.join(results)})")
+    if required:
+        lines.append("    irdl.attributes {" + ", ".join(f'"{name}" = {value}' for name, value in required) + "}")
     return [*lines, "  }", ""]
 
 

@@ -150,6 +150,12 @@ class Attribute:
     always: bool = False
     """ptoas's hand-written printer spells it even when the op lacks it,
     from its getter (the default): `id = 0` of the pipe set-up ops."""
+    required: bool = False
+    """ODS declares it neither optional nor with a default (an `I8Attr`, a
+    `PTO_PipeAttr`, ...): ptoas refuses an op without it ("requires
+    attribute"); the IRDL file lists it, so MLIR's verifier does too
+    (test_ptoas_ops.py checks every one against
+    test/python/data/ptoas_required.txt)."""
 
     def dict_text(self, value: str) -> str:
         """`value` (format text) as an attr-dict entry's value: an integer
@@ -418,7 +424,7 @@ def _cross_core_push(name: str) -> OpDef:
     return OpDef(
         name,
         (Operand("tile", ENTRY), Operand("aiv_subblockid", "i64", "optional")),
-        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=(
             "`(` $tile `:` qualified(type($tile)) `)` `{` (`id` `=` $id^ `,`)? `split` `=` $split `}` "
             "(`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
@@ -438,7 +444,7 @@ def _cross_core_pop(name: str, subblock: bool) -> OpDef:
         name,
         tuple(operands),
         results=(Operand("tile", ENTRY),),
-        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=(
             "(`(` $valid_row^ `,` $valid_col `)`)? `{` (`id` `=` $id^ `,`)? `split` `=` $split `}`"
             + tail
@@ -453,7 +459,7 @@ def _cross_core_free(name: str) -> OpDef:
     return OpDef(
         name,
         (Operand("entry", ENTRY, "optional"),),
-        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=("(`(` $entry^ `:` qualified(type($entry)) `)`)? `{` (`id` `=` $id^ `,`)? `split` `=` $split `}` attr-dict",),
         tier="syntax",
         summary="free a cross-core pipe entry",
@@ -471,8 +477,8 @@ def _initialize_pipe(name: str) -> OpDef:
         ),
         attributes=(
             Attribute("id", _int(32), "0", always=True),
-            Attribute("dir_mask", _int(8)),
-            Attribute("slot_size", _int(32)),
+            Attribute("dir_mask", _int(8), required=True),
+            Attribute("slot_size", _int(32), required=True),
             Attribute("slot_num", _int(32)),
             Attribute("local_slot_num", _int(32)),
             Attribute("nosplit", BOOL),
@@ -523,7 +529,7 @@ OPS: tuple[OpDef, ...] = (
             Operand("valid_col", "index", "optional"),
         ),
         results=(Operand("result", TILE),),
-        attributes=(Attribute("sizes", ARRAY),),
+        attributes=(Attribute("sizes", ARRAY, required=True),),
         formats=(
             "$source `[` $offsets `]` `sizes` $sizes (`valid` ` ` `[` $valid_row^ `,` $valid_col `]`)? attr-dict "
             "`:` qualified(type($source)) (`->` qualified(type($result))^)?",
@@ -936,7 +942,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "cmo.cacheinvalid",
         (Operand("addr", ANY, "optional"),),
-        attributes=(Attribute("space", _enum("address_space")),),
+        attributes=(Attribute("space", _enum("address_space"), required=True),),
         formats=("`all` qualified($space) attr-dict", "$addr `single_cache_line` `:` type($addr) attr-dict"),
         tier="syntax",
         summary="invalidate cache lines of global memory",
@@ -944,7 +950,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "barrier",
         (),
-        attributes=(Attribute("pipe", _enum("pipe")),),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True),),
         formats=("$pipe attr-dict",),
         tier="syntax",
         summary="wait for a pipe to drain",
@@ -952,7 +958,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "fence.barrier_all",
         (),
-        attributes=(Attribute("scope", _enum("fence_scope")),),
+        attributes=(Attribute("scope", _enum("fence_scope"), required=True),),
         formats=("$scope attr-dict",),
         tier="syntax",
         summary="a memory fence",
@@ -962,10 +968,10 @@ OPS: tuple[OpDef, ...] = (
         (),
         results=(Operand("addr", "i32"),),
         attributes=(
-            Attribute("name", STRING),
-            Attribute("size", _int(32)),
-            Attribute("location", _enum("address_space")),
-            Attribute("autoAlloc", BOOL, spelled="auto"),
+            Attribute("name", STRING, required=True),
+            Attribute("size", _int(32), required=True),
+            Attribute("location", _enum("address_space"), required=True),
+            Attribute("autoAlloc", BOOL, spelled="auto", required=True),
             Attribute("base", _int(32)),
         ),
         formats=(
@@ -979,7 +985,7 @@ OPS: tuple[OpDef, ...] = (
         "import_reserved_buffer",
         (),
         results=(Operand("addr", "i32"),),
-        attributes=(Attribute("name", STRING), Attribute("peer_func", SYMBOL)),
+        attributes=(Attribute("name", STRING, required=True), Attribute("peer_func", SYMBOL, required=True)),
         formats=("`{` `name` `=` $name `,` `peer_func` `=` $peer_func `}` attr-dict `->` type($addr)",),
         tier="syntax",
         summary="the address of a buffer another function reserved",
@@ -995,7 +1001,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.twait",
         (Operand("signal", ANY), Operand("cmpValue", INT)),
-        attributes=(Attribute("cmp", _enum("wait_cmp")),),
+        attributes=(Attribute("cmp", _enum("wait_cmp"), required=True),),
         formats=("`(` $signal `,` $cmpValue `:` type($signal) `,` type($cmpValue) `)` attr-dict",),
         tier="syntax",
         summary="wait until a signal compares true",
@@ -1003,7 +1009,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.tnotify",
         (Operand("signal", ANY), Operand("value", INT)),
-        attributes=(Attribute("notifyOp", _enum("notify_op")),),
+        attributes=(Attribute("notifyOp", _enum("notify_op"), required=True),),
         formats=("`(` $signal `,` $value `:` type($signal) `,` type($value) `)` attr-dict",),
         tier="syntax",
         summary="update a signal",
@@ -1080,7 +1086,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "syncall",
         (Operand("gm_workspace", ANY, "optional"), Operand("used_cores", "i32", "optional")),
-        attributes=(Attribute("mode", _enum("sync_all_mode")), Attribute("core_type", _enum("sync_core_type"))),
+        attributes=(Attribute("mode", _enum("sync_all_mode"), required=True), Attribute("core_type", _enum("sync_core_type"), required=True)),
         formats=(
             "`(` ($gm_workspace^ (`,` $used_cores^)? `:` type($gm_workspace) (`,` type($used_cores)^)?)? `)` "
             "`mode` `=` qualified($mode) `,` `core_type` `=` qualified($core_type) attr-dict",
@@ -1369,7 +1375,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "record_event",
         (),
-        attributes=(Attribute("src_op", ANY_ATTR), Attribute("dst_op", ANY_ATTR), Attribute("event_id", _enum("event"))),
+        attributes=(Attribute("src_op", ANY_ATTR, required=True), Attribute("dst_op", ANY_ATTR, required=True), Attribute("event_id", _enum("event"), required=True)),
         formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Record an event for synchronization (High Level)",
@@ -1377,7 +1383,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_event",
         (),
-        attributes=(Attribute("src_op", ANY_ATTR), Attribute("dst_op", ANY_ATTR), Attribute("event_id", _enum("event"))),
+        attributes=(Attribute("src_op", ANY_ATTR, required=True), Attribute("dst_op", ANY_ATTR, required=True), Attribute("event_id", _enum("event"), required=True)),
         formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Wait for an event (High Level)",
@@ -1385,7 +1391,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "barrier_sync",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR),),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True),),
         formats=("`[` $op_type `]` attr-dict",),
         tier="syntax",
         summary="High-level barrier mapped from SyncOpType to PIPE",
@@ -1407,7 +1413,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "section.simt",
         (),
-        attributes=(Attribute("dimX", _int(32)), Attribute("dimY", _int(32)), Attribute("dimZ", _int(32))),
+        attributes=(Attribute("dimX", _int(32), required=True), Attribute("dimY", _int(32), required=True), Attribute("dimZ", _int(32), required=True)),
         tier="syntax",
         summary="Container for inline SIMT code",
         # a region: read and printed in the generic form
@@ -1431,7 +1437,7 @@ OPS: tuple[OpDef, ...] = (
         "talloc_to_aiv",
         (),
         results=(Operand("entry", TENSOR_VIEW),),
-        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=("`{` (`id` `=` $id^ `,`)? `split` `=` $split `}` attr-dict `->` qualified(type($entry))",),
         tier="syntax",
         summary="Frontend C2V producer alloc of a GlobalTensor FIFO entry",
@@ -1440,7 +1446,7 @@ OPS: tuple[OpDef, ...] = (
         "talloc_to_aic",
         (),
         results=(Operand("entry", TENSOR_VIEW),),
-        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8))),
+        attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=("`{` (`id` `=` $id^ `,`)? `split` `=` $split `}` attr-dict `->` qualified(type($entry))",),
         tier="syntax",
         summary="Frontend V2C producer alloc of a GlobalTensor FIFO entry",
@@ -1519,7 +1525,7 @@ OPS: tuple[OpDef, ...] = (
         "comm.ttest",
         (Operand("signal", ANY), Operand("cmpValue", INT)),
         results=(Operand("result", "i1"),),
-        attributes=(Attribute("cmp", _enum("wait_cmp")),),
+        attributes=(Attribute("cmp", _enum("wait_cmp"), required=True),),
         formats=("`(` $signal `,` $cmpValue `:` type($signal) `,` type($cmpValue) `)` attr-dict `->` type($result)",),
         tier="syntax",
         summary="Non-blocking signal comparison test",
@@ -1527,7 +1533,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.tbroadcast",
         (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
-        attributes=(Attribute("root", _int(32)),),
+        attributes=(Attribute("root", _int(32), required=True),),
         tier="syntax",
         summary="Broadcast local GM data to all group members",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1535,7 +1541,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.tgather",
         (Operand("dst", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
-        attributes=(Attribute("root", _int(32)),),
+        attributes=(Attribute("root", _int(32), required=True),),
         tier="syntax",
         summary="Gather remote GM data from a communication group",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1543,7 +1549,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.tscatter",
         (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
-        attributes=(Attribute("root", _int(32)),),
+        attributes=(Attribute("root", _int(32), required=True),),
         tier="syntax",
         summary="Scatter local GM data to a communication group",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1551,7 +1557,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "comm.treduce",
         (Operand("dst", ANY), Operand("acc", ANY), Operand("recvPing", ANY), Operand("recvPong", ANY, "optional"), Operand("group", ANY, "variadic")),
-        attributes=(Attribute("reduceOp", ANY_ATTR), Attribute("root", _int(32))),
+        attributes=(Attribute("reduceOp", ANY_ATTR, required=True), Attribute("root", _int(32), required=True)),
         tier="syntax",
         summary="Reduce remote GM data from a communication group",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1561,9 +1567,9 @@ OPS: tuple[OpDef, ...] = (
         (Operand("gm_addr", ANY), Operand("local_addr", ANY, "optional"), Operand("peer_local_addr", ANY, "optional")),
         results=(Operand("pipe", PIPE_HANDLE),),
         attributes=(
-            Attribute("dir_mask", _int(8)),
-            Attribute("slot_size", _int(32)),
-            Attribute("slot_num", _int(32)),
+            Attribute("dir_mask", _int(8), required=True),
+            Attribute("slot_size", _int(32), required=True),
+            Attribute("slot_num", _int(32), required=True),
             Attribute("local_slot_num", _int(32)),
             Attribute("flag_base", _int(32)),
             Attribute("nosplit", BOOL),
@@ -1583,9 +1589,9 @@ OPS: tuple[OpDef, ...] = (
         (Operand("local_addr", ANY), Operand("peer_local_addr", ANY, "optional")),
         results=(Operand("pipe", PIPE_HANDLE),),
         attributes=(
-            Attribute("dir_mask", _int(8)),
-            Attribute("slot_size", _int(32)),
-            Attribute("slot_num", _int(32)),
+            Attribute("dir_mask", _int(8), required=True),
+            Attribute("slot_size", _int(32), required=True),
+            Attribute("slot_num", _int(32), required=True),
             Attribute("flag_base", _int(32)),
             Attribute("nosplit", BOOL),
             Attribute("acc_push_epilogue", ANY_ATTR),
@@ -1601,7 +1607,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tpush",
         (Operand("tile", ENTRY), Operand("pipe_handle", PIPE_HANDLE), Operand("aiv_subblockid", "i64", "optional")),
-        attributes=(Attribute("split", _int(8)),),
+        attributes=(Attribute("split", _int(8), required=True),),
         formats=(
             "`(` $tile `,` $pipe_handle `:` qualified(type($tile)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` "
             "$split `}` (`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
@@ -1628,7 +1634,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "talloc",
         (Operand("entry", TENSOR_VIEW), Operand("pipe_handle", PIPE_HANDLE)),
-        attributes=(Attribute("split", _int(8)),),
+        attributes=(Attribute("split", _int(8), required=True),),
         formats=("`(` $entry `,` $pipe_handle `:` qualified(type($entry)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` $split `}` attr-dict",),
         tier="syntax",
         summary="Bind a declared GlobalTensor descriptor to the next producer FIFO slot",
@@ -1676,7 +1682,7 @@ OPS: tuple[OpDef, ...] = (
         "struct_get",
         (Operand("s", ANY),),
         results=(Operand("value", ANY),),
-        attributes=(Attribute("path", ARRAY),),
+        attributes=(Attribute("path", ARRAY, required=True),),
         tier="syntax",
         summary="Read a field from a stack-local struct by constant path",
         # its format uses custom<StructPath>, which formats.py does not read: the generic form
@@ -1684,7 +1690,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "struct_set",
         (Operand("s", ANY), Operand("value", ANY)),
-        attributes=(Attribute("path", ARRAY),),
+        attributes=(Attribute("path", ARRAY, required=True),),
         tier="syntax",
         summary="Write a field into a stack-local struct by constant path",
         # its format uses custom<StructPath>, which formats.py does not read: the generic form
@@ -1692,7 +1698,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tpop",
         (Operand("tile", ENTRY), Operand("pipe_handle", PIPE_HANDLE), Operand("aiv_subblockid", "i64", "optional")),
-        attributes=(Attribute("split", _int(8)),),
+        attributes=(Attribute("split", _int(8), required=True),),
         formats=(
             "`(` $tile `,` $pipe_handle `:` qualified(type($tile)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` "
             "$split `}` (`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
@@ -1703,7 +1709,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tfree",
         (Operand("entry", ENTRY, "optional"), Operand("pipe_handle", PIPE_HANDLE)),
-        attributes=(Attribute("split", _int(8)),),
+        attributes=(Attribute("split", _int(8), required=True),),
         tier="syntax",
         summary="Release the current consumer slot for a pipe",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1711,7 +1717,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_flag",
         (),
-        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe")), Attribute("event_id", _enum("event"))),
+        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True), Attribute("event_id", _enum("event"), required=True)),
         tier="syntax",
         summary="Set synchronization flag between pipes",
         # no assemblyFormat: the generic form
@@ -1719,7 +1725,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_flag",
         (),
-        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe")), Attribute("event_id", _enum("event"))),
+        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True), Attribute("event_id", _enum("event"), required=True)),
         tier="syntax",
         summary="Wait for synchronization flag",
         # no assemblyFormat: the generic form
@@ -1727,7 +1733,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_flag_dyn",
         (Operand("event_id", "index"),),
-        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe"))),
+        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True)),
         formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Set synchronization flag between pipes (dynamic event id)",
@@ -1735,7 +1741,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_flag_dyn",
         (Operand("event_id", "index"),),
-        attributes=(Attribute("src_pipe", _enum("pipe")), Attribute("dst_pipe", _enum("pipe"))),
+        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True)),
         formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Wait for synchronization flag (dynamic event id)",
@@ -1743,7 +1749,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Acquire a buffer-id token for a sync op type (A5)",
         # no assemblyFormat: the generic form
@@ -1751,7 +1757,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Acquire a buffer-id token (dynamic buf-id)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1759,7 +1765,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "rls_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("buf_id", _int(32)), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Release a buffer-id token for a sync op type (A5)",
         # no assemblyFormat: the generic form
@@ -1767,7 +1773,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "rls_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Release a buffer-id token (dynamic buf-id)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1775,7 +1781,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "sync.set",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
         tier="syntax",
         summary="Set a synchronization signal (trigger) between cube and vector",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1783,7 +1789,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "sync.wait",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
         tier="syntax",
         summary="Wait for a synchronization signal (barrier) between cube and vector",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1791,7 +1797,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_cross_block",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0", held=True)),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0", held=True)),
         tier="syntax",
         summary="Signal a cross-block synchronization flag",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1799,7 +1805,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_cross_block",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
         tier="syntax",
         summary="Wait for a cross-block synchronization flag",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1807,7 +1813,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_intra_block",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
         tier="syntax",
         summary="Signal an intra-block synchronization flag",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1815,7 +1821,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_intra_block",
         (Operand("event_id_dyn", "index", "optional"),),
-        attributes=(Attribute("pipe", _enum("pipe")), Attribute("event_id", _int(32))),
+        attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
         tier="syntax",
         summary="Wait for an intra-block synchronization flag",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -1853,7 +1859,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "print",
         (Operand("scalar", SCALAR),),
-        attributes=(Attribute("format", STRING),),
+        attributes=(Attribute("format", STRING, required=True),),
         formats=("`ins` `(` $format `,` $scalar `:` type($scalar) `)` attr-dict",),
         tier="syntax",
         summary="Print debug: format string (attribute) and scalar value",
@@ -1868,7 +1874,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "mgather",
         (Operand("mem", DPS), Operand("idx", DPS), Operand("dst", DPS), Operand("scratch", DPS, "optional")),
-        attributes=(Attribute("coalesce", ANY_ATTR), Attribute("gatherOob", ANY_ATTR, "#pto<gather_oob undefined>", held=True)),
+        attributes=(Attribute("coalesce", ANY_ATTR, required=True), Attribute("gatherOob", ANY_ATTR, "#pto<gather_oob undefined>", held=True)),
         tier="syntax",
         summary="Gather-load elements from memory into a tile using per-element indices (tile world, ins/outs)",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -2252,7 +2258,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tquant",
         (Operand("src", DPS), Operand("fp", DPS), Operand("offset", DPS, "optional"), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
-        attributes=(Attribute("quant_type", ANY_ATTR),),
+        attributes=(Attribute("quant_type", ANY_ATTR, required=True),),
         tier="syntax",
         summary="TQUANT: Quantize a tile using a scaling (fp) tile",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
@@ -2261,7 +2267,7 @@ OPS: tuple[OpDef, ...] = (
         "tquant.mx",
         (Operand("src", DPS), Operand("dst", DPS), Operand("exp", DPS), Operand("max", DPS), Operand("scaling", DPS), Operand("exp_zz", DPS, "optional")),
         attributes=(
-            Attribute("quant_type", ANY_ATTR),
+            Attribute("quant_type", ANY_ATTR, required=True),
             Attribute("quantScaleAlg", ANY_ATTR, "#pto<quant_scale_alg ocp>", held=True),
             Attribute("storeMode", ANY_ATTR),
             Attribute("grpAxis", _enum("mx_group_axis"), "#pto<mx_group_axis axis1>", held=True),

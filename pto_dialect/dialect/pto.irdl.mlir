@@ -518,8 +518,10 @@ irdl.dialect @pto {
     %base_tile_buf = irdl.base @pto::@tile_buf
     %is_index = irdl.is index
     %base_tile_buf_ = irdl.base @pto::@tile_buf
+    %attr_sizes = irdl.any
     irdl.operands(source: %base_tile_buf, offsets: variadic %is_index, valid_row: optional %is_index, valid_col: optional %is_index)
     irdl.results(result: %base_tile_buf_)
+    irdl.attributes {"sizes" = %attr_sizes}
   }
 
   // pto.treshape: the same bytes as another tile type (a view)
@@ -1147,14 +1149,18 @@ irdl.dialect @pto {
   irdl.operation @tpush_to_aiv {
     %entry = irdl.any
     %is_i64 = irdl.is i64
+    %attr_split = irdl.any
     irdl.operands(tile: %entry, aiv_subblockid: optional %is_i64)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tpush_to_aic: push a tile into a cross-core pipe
   irdl.operation @tpush_to_aic {
     %entry = irdl.any
     %is_i64 = irdl.is i64
+    %attr_split = irdl.any
     irdl.operands(tile: %entry, aiv_subblockid: optional %is_i64)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tpop_from_aic: pop a tile from a cross-core pipe
@@ -1162,28 +1168,36 @@ irdl.dialect @pto {
     %is_index = irdl.is index
     %is_i64 = irdl.is i64
     %entry = irdl.any
+    %attr_split = irdl.any
     irdl.operands(valid_row: optional %is_index, valid_col: optional %is_index, aiv_subblockid: optional %is_i64)
     irdl.results(tile: %entry)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tpop_from_aiv: pop a tile from a cross-core pipe
   irdl.operation @tpop_from_aiv {
     %is_index = irdl.is index
     %entry = irdl.any
+    %attr_split = irdl.any
     irdl.operands(valid_row: optional %is_index, valid_col: optional %is_index)
     irdl.results(tile: %entry)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tfree_from_aic: free a cross-core pipe entry
   irdl.operation @tfree_from_aic {
     %entry = irdl.any
+    %attr_split = irdl.any
     irdl.operands(entry: optional %entry)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tfree_from_aiv: free a cross-core pipe entry
   irdl.operation @tfree_from_aiv {
     %entry = irdl.any
+    %attr_split = irdl.any
     irdl.operands(entry: optional %entry)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.aic_initialize_pipe: set up a cross-core pipe
@@ -1191,7 +1205,10 @@ irdl.dialect @pto {
     %base_ptr = irdl.base @pto::@ptr
     %base_tensor_view = irdl.base @pto::@tensor_view
     %is_i32 = irdl.is i32
+    %attr_dir_mask = irdl.any
+    %attr_slot_size = irdl.any
     irdl.operands(gm_slot_buffer: optional %base_ptr, gm_slot_tensor: optional %base_tensor_view, c2v_consumer_buf: optional %is_i32, v2c_consumer_buf: optional %is_i32)
+    irdl.attributes {"dir_mask" = %attr_dir_mask, "slot_size" = %attr_slot_size}
   }
 
   // pto.aiv_initialize_pipe: set up a cross-core pipe
@@ -1199,33 +1216,50 @@ irdl.dialect @pto {
     %base_ptr = irdl.base @pto::@ptr
     %base_tensor_view = irdl.base @pto::@tensor_view
     %is_i32 = irdl.is i32
+    %attr_dir_mask = irdl.any
+    %attr_slot_size = irdl.any
     irdl.operands(gm_slot_buffer: optional %base_ptr, gm_slot_tensor: optional %base_tensor_view, c2v_consumer_buf: optional %is_i32, v2c_consumer_buf: optional %is_i32)
+    irdl.attributes {"dir_mask" = %attr_dir_mask, "slot_size" = %attr_slot_size}
   }
 
   // pto.cmo.cacheinvalid: invalidate cache lines of global memory
   irdl.operation @cmo_cacheinvalid {
     %any = irdl.any
+    %attr_space = irdl.any
     irdl.operands(addr: optional %any)
+    irdl.attributes {"space" = %attr_space}
   }
 
   // pto.barrier: wait for a pipe to drain
   irdl.operation @barrier {
+    %attr_pipe = irdl.any
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.fence.barrier_all: a memory fence
   irdl.operation @fence_barrier_all {
+    %attr_scope = irdl.any
+    irdl.attributes {"scope" = %attr_scope}
   }
 
   // pto.reserve_buffer: reserve a named buffer for cross-core pipes
   irdl.operation @reserve_buffer {
     %is_i32 = irdl.is i32
+    %attr_name = irdl.any
+    %attr_size = irdl.any
+    %attr_location = irdl.any
+    %attr_autoAlloc = irdl.any
     irdl.results(addr: %is_i32)
+    irdl.attributes {"name" = %attr_name, "size" = %attr_size, "location" = %attr_location, "autoAlloc" = %attr_autoAlloc}
   }
 
   // pto.import_reserved_buffer: the address of a buffer another function reserved
   irdl.operation @import_reserved_buffer {
     %is_i32 = irdl.is i32
+    %attr_name = irdl.any
+    %attr_peer_func = irdl.any
     irdl.results(addr: %is_i32)
+    irdl.attributes {"name" = %attr_name, "peer_func" = %attr_peer_func}
   }
 
   // pto.addptr: a pointer `offset` elements further
@@ -1254,7 +1288,9 @@ irdl.dialect @pto {
     %is_si64 = irdl.is si64
     %is_ui64 = irdl.is ui64
     %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %attr_cmp = irdl.any
     irdl.operands(signal: %any, cmp_value: %int)
+    irdl.attributes {"cmp" = %attr_cmp}
   }
 
   // pto.comm.tnotify: update a signal
@@ -1274,7 +1310,9 @@ irdl.dialect @pto {
     %is_si64 = irdl.is si64
     %is_ui64 = irdl.is ui64
     %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %attr_notifyOp = irdl.any
     irdl.operands(signal: %any, value: %int)
+    irdl.attributes {"notifyOp" = %attr_notifyOp}
   }
 
   // pto.comm.tput: copy to a peer's memory
@@ -1370,7 +1408,10 @@ irdl.dialect @pto {
   irdl.operation @syncall {
     %any = irdl.any
     %is_i32 = irdl.is i32
+    %attr_mode = irdl.any
+    %attr_core_type = irdl.any
     irdl.operands(gm_workspace: optional %any, used_cores: optional %is_i32)
+    irdl.attributes {"mode" = %attr_mode, "core_type" = %attr_core_type}
   }
 
   // pto.tprint: print a tile (debugging)
@@ -1643,14 +1684,24 @@ irdl.dialect @pto {
 
   // pto.record_event: Record an event for synchronization (High Level)
   irdl.operation @record_event {
+    %attr_src_op = irdl.any
+    %attr_dst_op = irdl.any
+    %attr_event_id = irdl.any
+    irdl.attributes {"src_op" = %attr_src_op, "dst_op" = %attr_dst_op, "event_id" = %attr_event_id}
   }
 
   // pto.wait_event: Wait for an event (High Level)
   irdl.operation @wait_event {
+    %attr_src_op = irdl.any
+    %attr_dst_op = irdl.any
+    %attr_event_id = irdl.any
+    irdl.attributes {"src_op" = %attr_src_op, "dst_op" = %attr_dst_op, "event_id" = %attr_event_id}
   }
 
   // pto.barrier_sync: High-level barrier mapped from SyncOpType to PIPE
   irdl.operation @barrier_sync {
+    %attr_op_type = irdl.any
+    irdl.attributes {"op_type" = %attr_op_type}
   }
 
   // pto.section.cube: section.cube
@@ -1663,6 +1714,10 @@ irdl.dialect @pto {
 
   // pto.section.simt: Container for inline SIMT code
   irdl.operation @section_simt {
+    %attr_dimX = irdl.any
+    %attr_dimY = irdl.any
+    %attr_dimZ = irdl.any
+    irdl.attributes {"dimX" = %attr_dimX, "dimY" = %attr_dimY, "dimZ" = %attr_dimZ}
   }
 
   // pto.fusion_region: Structured region container for one scheduled tile fusion group
@@ -1680,13 +1735,17 @@ irdl.dialect @pto {
   // pto.talloc_to_aiv: Frontend C2V producer alloc of a GlobalTensor FIFO entry
   irdl.operation @talloc_to_aiv {
     %base_tensor_view = irdl.base @pto::@tensor_view
+    %attr_split = irdl.any
     irdl.results(entry: %base_tensor_view)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.talloc_to_aic: Frontend V2C producer alloc of a GlobalTensor FIFO entry
   irdl.operation @talloc_to_aic {
     %base_tensor_view = irdl.base @pto::@tensor_view
+    %attr_split = irdl.any
     irdl.results(entry: %base_tensor_view)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.set_quant_scalar: Set scalar quantization parameters for fixpipe producer
@@ -1774,8 +1833,10 @@ irdl.dialect @pto {
     %is_si64 = irdl.is si64
     %is_ui64 = irdl.is ui64
     %int = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64)
+    %attr_cmp = irdl.any
     irdl.operands(signal: %any, cmp_value: %int)
     irdl.results(result: %is_i1)
+    irdl.attributes {"cmp" = %attr_cmp}
   }
 
   // pto.comm.tbroadcast: Broadcast local GM data to all group members
@@ -1784,7 +1845,9 @@ irdl.dialect @pto {
     %any_ = irdl.any
     %any__ = irdl.any
     %any___ = irdl.any
+    %attr_root = irdl.any
     irdl.operands(src: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+    irdl.attributes {"root" = %attr_root}
   }
 
   // pto.comm.tgather: Gather remote GM data from a communication group
@@ -1793,7 +1856,9 @@ irdl.dialect @pto {
     %any_ = irdl.any
     %any__ = irdl.any
     %any___ = irdl.any
+    %attr_root = irdl.any
     irdl.operands(dst: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+    irdl.attributes {"root" = %attr_root}
   }
 
   // pto.comm.tscatter: Scatter local GM data to a communication group
@@ -1802,7 +1867,9 @@ irdl.dialect @pto {
     %any_ = irdl.any
     %any__ = irdl.any
     %any___ = irdl.any
+    %attr_root = irdl.any
     irdl.operands(src: %any, ping: %any_, pong: optional %any__, group: variadic %any___)
+    irdl.attributes {"root" = %attr_root}
   }
 
   // pto.comm.treduce: Reduce remote GM data from a communication group
@@ -1812,7 +1879,10 @@ irdl.dialect @pto {
     %any__ = irdl.any
     %any___ = irdl.any
     %any____ = irdl.any
+    %attr_reduceOp = irdl.any
+    %attr_root = irdl.any
     irdl.operands(dst: %any, acc: %any_, recv_ping: %any__, recv_pong: optional %any___, group: variadic %any____)
+    irdl.attributes {"reduceOp" = %attr_reduceOp, "root" = %attr_root}
   }
 
   // pto.initialize_l2g2l_pipe: Initialize a local-to-global-to-local pipe handle
@@ -1821,8 +1891,12 @@ irdl.dialect @pto {
     %any_ = irdl.any
     %any__ = irdl.any
     %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %attr_dir_mask = irdl.any
+    %attr_slot_size = irdl.any
+    %attr_slot_num = irdl.any
     irdl.operands(gm_addr: %any, local_addr: optional %any_, peer_local_addr: optional %any__)
     irdl.results(pipe: %base_pipe_handle)
+    irdl.attributes {"dir_mask" = %attr_dir_mask, "slot_size" = %attr_slot_size, "slot_num" = %attr_slot_num}
   }
 
   // pto.initialize_l2l_pipe: Initialize a local-to-local pipe handle
@@ -1830,8 +1904,12 @@ irdl.dialect @pto {
     %any = irdl.any
     %any_ = irdl.any
     %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %attr_dir_mask = irdl.any
+    %attr_slot_size = irdl.any
+    %attr_slot_num = irdl.any
     irdl.operands(local_addr: %any, peer_local_addr: optional %any_)
     irdl.results(pipe: %base_pipe_handle)
+    irdl.attributes {"dir_mask" = %attr_dir_mask, "slot_size" = %attr_slot_size, "slot_num" = %attr_slot_num}
   }
 
   // pto.tpush: Push tile data through a unified pipe handle
@@ -1839,7 +1917,9 @@ irdl.dialect @pto {
     %entry = irdl.any
     %base_pipe_handle = irdl.base @pto::@pipe_handle
     %is_i64 = irdl.is i64
+    %attr_split = irdl.any
     irdl.operands(tile: %entry, pipe_handle: %base_pipe_handle, aiv_subblockid: optional %is_i64)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.declare_tile: Declare a tile value whose address will be assigned later
@@ -1858,7 +1938,9 @@ irdl.dialect @pto {
   irdl.operation @talloc {
     %base_tensor_view = irdl.base @pto::@tensor_view
     %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %attr_split = irdl.any
     irdl.operands(entry: %base_tensor_view, pipe_handle: %base_pipe_handle)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tassign: Rebind a declared tile handle to a runtime address
@@ -1901,15 +1983,19 @@ irdl.dialect @pto {
   irdl.operation @struct_get {
     %any = irdl.any
     %any_ = irdl.any
+    %attr_path = irdl.any
     irdl.operands(s: %any)
     irdl.results(value: %any_)
+    irdl.attributes {"path" = %attr_path}
   }
 
   // pto.struct_set: Write a field into a stack-local struct by constant path
   irdl.operation @struct_set {
     %any = irdl.any
     %any_ = irdl.any
+    %attr_path = irdl.any
     irdl.operands(s: %any, value: %any_)
+    irdl.attributes {"path" = %attr_path}
   }
 
   // pto.tpop: Bind a declared consumer tile to the next FIFO slot
@@ -1917,90 +2003,130 @@ irdl.dialect @pto {
     %entry = irdl.any
     %base_pipe_handle = irdl.base @pto::@pipe_handle
     %is_i64 = irdl.is i64
+    %attr_split = irdl.any
     irdl.operands(tile: %entry, pipe_handle: %base_pipe_handle, aiv_subblockid: optional %is_i64)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.tfree: Release the current consumer slot for a pipe
   irdl.operation @tfree {
     %entry = irdl.any
     %base_pipe_handle = irdl.base @pto::@pipe_handle
+    %attr_split = irdl.any
     irdl.operands(entry: optional %entry, pipe_handle: %base_pipe_handle)
+    irdl.attributes {"split" = %attr_split}
   }
 
   // pto.set_flag: Set synchronization flag between pipes
   irdl.operation @set_flag {
+    %attr_src_pipe = irdl.any
+    %attr_dst_pipe = irdl.any
+    %attr_event_id = irdl.any
+    irdl.attributes {"src_pipe" = %attr_src_pipe, "dst_pipe" = %attr_dst_pipe, "event_id" = %attr_event_id}
   }
 
   // pto.wait_flag: Wait for synchronization flag
   irdl.operation @wait_flag {
+    %attr_src_pipe = irdl.any
+    %attr_dst_pipe = irdl.any
+    %attr_event_id = irdl.any
+    irdl.attributes {"src_pipe" = %attr_src_pipe, "dst_pipe" = %attr_dst_pipe, "event_id" = %attr_event_id}
   }
 
   // pto.set_flag_dyn: Set synchronization flag between pipes (dynamic event id)
   irdl.operation @set_flag_dyn {
     %is_index = irdl.is index
+    %attr_src_pipe = irdl.any
+    %attr_dst_pipe = irdl.any
     irdl.operands(event_id: %is_index)
+    irdl.attributes {"src_pipe" = %attr_src_pipe, "dst_pipe" = %attr_dst_pipe}
   }
 
   // pto.wait_flag_dyn: Wait for synchronization flag (dynamic event id)
   irdl.operation @wait_flag_dyn {
     %is_index = irdl.is index
+    %attr_src_pipe = irdl.any
+    %attr_dst_pipe = irdl.any
     irdl.operands(event_id: %is_index)
+    irdl.attributes {"src_pipe" = %attr_src_pipe, "dst_pipe" = %attr_dst_pipe}
   }
 
   // pto.get_buf: Acquire a buffer-id token for a sync op type (A5)
   irdl.operation @get_buf {
+    %attr_op_type = irdl.any
+    %attr_buf_id = irdl.any
+    irdl.attributes {"op_type" = %attr_op_type, "buf_id" = %attr_buf_id}
   }
 
   // pto.get_buf_dyn: Acquire a buffer-id token (dynamic buf-id)
   irdl.operation @get_buf_dyn {
     %is_index = irdl.is index
+    %attr_op_type = irdl.any
     irdl.operands(buf_id: %is_index)
+    irdl.attributes {"op_type" = %attr_op_type}
   }
 
   // pto.rls_buf: Release a buffer-id token for a sync op type (A5)
   irdl.operation @rls_buf {
+    %attr_op_type = irdl.any
+    %attr_buf_id = irdl.any
+    irdl.attributes {"op_type" = %attr_op_type, "buf_id" = %attr_buf_id}
   }
 
   // pto.rls_buf_dyn: Release a buffer-id token (dynamic buf-id)
   irdl.operation @rls_buf_dyn {
     %is_index = irdl.is index
+    %attr_op_type = irdl.any
     irdl.operands(buf_id: %is_index)
+    irdl.attributes {"op_type" = %attr_op_type}
   }
 
   // pto.sync.set: Set a synchronization signal (trigger) between cube and vector
   irdl.operation @sync_set {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.sync.wait: Wait for a synchronization signal (barrier) between cube and vector
   irdl.operation @sync_wait {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.set_cross_block: Signal a cross-block synchronization flag
   irdl.operation @set_cross_block {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.wait_cross_block: Wait for a cross-block synchronization flag
   irdl.operation @wait_cross_block {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.set_intra_block: Signal an intra-block synchronization flag
   irdl.operation @set_intra_block {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.wait_intra_block: Wait for an intra-block synchronization flag
   irdl.operation @wait_intra_block {
     %is_index = irdl.is index
+    %attr_pipe = irdl.any
     irdl.operands(event_id_dyn: optional %is_index)
+    irdl.attributes {"pipe" = %attr_pipe}
   }
 
   // pto.tsync: Direct TSYNC mapping (variadic operands)
@@ -2052,7 +2178,9 @@ irdl.dialect @pto {
     %is_f32 = irdl.is f32
     %is_f64 = irdl.is f64
     %scalar = irdl.any_of(%is_i1, %is_i8, %is_si8, %is_ui8, %is_i16, %is_si16, %is_ui16, %is_i32, %is_si32, %is_ui32, %is_i64, %is_si64, %is_ui64, %is_index, %is_f16, %is_bf16, %is_f32, %is_f64)
+    %attr_format = irdl.any
     irdl.operands(scalar: %scalar)
+    irdl.attributes {"format" = %attr_format}
   }
 
   // pto.trap: Trap: abort execution (no operands)
@@ -2065,7 +2193,9 @@ irdl.dialect @pto {
     %dps_ = irdl.any
     %dps__ = irdl.any
     %dps___ = irdl.any
+    %attr_coalesce = irdl.any
     irdl.operands(mem: %dps, idx: %dps_, dst: %dps__, scratch: optional %dps___)
+    irdl.attributes {"coalesce" = %attr_coalesce}
   }
 
   // pto.thistogram: THISTOGRAM: accumulate per-row 256-bin histograms
@@ -2543,7 +2673,9 @@ irdl.dialect @pto {
     %dps__ = irdl.any
     %dps___ = irdl.any
     %dps____ = irdl.any
+    %attr_quant_type = irdl.any
     irdl.operands(src: %dps, fp: %dps_, offset: optional %dps__, tmp: optional %dps___, dst: %dps____)
+    irdl.attributes {"quant_type" = %attr_quant_type}
   }
 
   // pto.tquant.mx: TQUANT MX: Quantize a vec tile into MXFP8/MXFP4 and materialize exp/max/scaling tiles
@@ -2554,7 +2686,9 @@ irdl.dialect @pto {
     %dps___ = irdl.any
     %dps____ = irdl.any
     %dps_____ = irdl.any
+    %attr_quant_type = irdl.any
     irdl.operands(src: %dps, dst: %dps_, exp: %dps__, max: %dps___, scaling: %dps____, exp_zz: optional %dps_____)
+    irdl.attributes {"quant_type" = %attr_quant_type}
   }
 
   // pto.tdequant: TDEQUANT: Dequantize an integer tile using per-row scale and offset tiles

@@ -5,7 +5,8 @@ its default-valued attributes (issue 25, item 1).
 include/PTO/IR/PTOOps.td at e32488c9 (the commit pto-parse is built from),
 as `scripts/ptoas_ods.py` reads them; `data/ptoas_defaults.txt` every
 default-valued attribute there (`--defaults`, with PTOAttrs.td for how an
-enum prints). With `PTOAS_SRC` naming a PTOAS checkout (or a bare clone),
+enum prints); `data/ptoas_required.txt` every attribute an op must have
+(`--required`). With `PTOAS_SRC` naming a PTOAS checkout (or a bare clone),
 both lists are also checked against those files.
 """
 
@@ -23,6 +24,7 @@ from pto_dialect.dialect.ops import BY_PTOAS_NAME, OPS
 ROOT = Path(__file__).resolve().parents[2]
 LIST = Path(__file__).parent / "data" / "ptoas_ops.txt"
 DEFAULTS = Path(__file__).parent / "data" / "ptoas_defaults.txt"
+REQUIRED = Path(__file__).parent / "data" / "ptoas_required.txt"
 PTOAS_COMMIT = "e32488c9"
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -118,6 +120,30 @@ def PTO_PipeAttr : EnumAttr<PTO_Dialect, PTO_PipeEnum, "pipe"> { let assemblyFor
     assert ptoas_ods.read_defaults(ops, attrs) == [("pto.t", "a", "false", True), ("pto.t", "b", "1", False)]
 
 
+def test_the_op_table_requires_what_ptoas_s_ods_requires():
+    listed = [tuple(line.split()) for line in REQUIRED.read_text().splitlines()]
+    assert len(listed) == 80
+    table = [(d.full_name, a.name) for d in OPS for a in d.attributes if a.required]
+    assert sorted(table) == sorted(listed)
+
+
+def test_the_reader_of_ods_finds_required_attributes():
+    ops = [
+        {
+            "name": "t",
+            "arguments": [
+                ("I8Attr", "split"),
+                ("OptionalAttr<I32Attr>", "o"),
+                ('DefaultValuedAttr<I32Attr, "0">', "d"),
+                ("UnitAttr", "u"),
+                ("PTO_PipeAttr", "pipe"),
+                ("Index", "n"),
+            ],
+        }
+    ]
+    assert ptoas_ods.read_required(ops) == [("pto.t", "split"), ("pto.t", "pipe")]
+
+
 def _ptoas_file(path: str) -> str:
     src = Path(os.environ["PTOAS_SRC"])
     if (src / path).exists():
@@ -132,3 +158,4 @@ def test_the_list_is_ptoas_s_ods():
     assert ["pto." + o["name"] for o in ops] == _listed()
     enums = ptoas_ods.read_enum_attrs(_ptoas_file("include/PTO/IR/PTOAttrs.td"))
     assert ptoas_ods.format_defaults(ptoas_ods.read_defaults(ops, enums)) == DEFAULTS.read_text()
+    assert ptoas_ods.format_required(ptoas_ods.read_required(ops)) == REQUIRED.read_text()
