@@ -105,7 +105,6 @@ class Level3Tmp:
         return arch in self.arches
 
 
-
 # Constraints an operand or result may have; the IRDL generator and the
 # reader know each (a fixed builtin type is written as itself: `index`).
 TILE, MULTI, PTR, TENSOR_VIEW, PARTITION, LOCAL_ARRAY = "tile", "multi", "ptr", "tensor_view", "partition", "local_array"
@@ -322,10 +321,7 @@ def _ins_opt_tmp(ins: list[str], outs=("dst",), attrs_inside: bool = False) -> s
     out_types = " `,` ".join(f"qualified(type(${n}))" for n in outs)
     inner_dict = " attr-dict" if attrs_inside else ""
     outer_dict = "" if attrs_inside else " attr-dict"
-    return (
-        f"`ins` `(` {names} (`,` $tmp^)?{inner_dict} `:` {types} (`,` qualified(type($tmp))^)? `)` "
-        f"`outs` `(` {out_names} `:` {out_types} `)`{outer_dict}"
-    )
+    return f"`ins` `(` {names} (`,` $tmp^)?{inner_dict} `:` {types} (`,` qualified(type($tmp))^)? `)` `outs` `(` {out_names} `:` {out_types} `)`{outer_dict}"
 
 
 _TILE_IN = Operand("src", DPS)
@@ -336,8 +332,7 @@ _TMP = Operand("tmp", DPS, "optional")
 # pto-materialize-implicit-tmp pass, its verifiers and its implicit_tmp lit
 # tests (tonibohnlein/PTOAS at e32488c9).
 _A5_PLACEHOLDER = (
-    "on a5 ptoas adds a 32-byte placeholder itself, without an address, at level3 too "
-    "(the a5 implementation ignores tmp: makeA5PlaceholderTmpType)"
+    "on a5 ptoas adds a 32-byte placeholder itself, without an address, at level3 too (the a5 implementation ignores tmp: makeA5PlaceholderTmpType)"
 )
 _ROW_REDUCTION_TMP = Level3Tmp(
     ("a2a3",),
@@ -426,8 +421,7 @@ def _cross_core_push(name: str) -> OpDef:
         (Operand("tile", ENTRY), Operand("aiv_subblockid", "i64", "optional")),
         attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
         formats=(
-            "`(` $tile `:` qualified(type($tile)) `)` `{` (`id` `=` $id^ `,`)? `split` `=` $split `}` "
-            "(`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
+            "`(` $tile `:` qualified(type($tile)) `)` `{` (`id` `=` $id^ `,`)? `split` `=` $split `}` (`aiv_subblockid` `(` $aiv_subblockid^ `)`)? attr-dict",
         ),
         tier="syntax",
         summary="push a tile into a cross-core pipe",
@@ -445,11 +439,7 @@ def _cross_core_pop(name: str, subblock: bool) -> OpDef:
         tuple(operands),
         results=(Operand("tile", ENTRY),),
         attributes=(Attribute("id", _int(32), "0"), Attribute("split", _int(8), required=True)),
-        formats=(
-            "(`(` $valid_row^ `,` $valid_col `)`)? `{` (`id` `=` $id^ `,`)? `split` `=` $split `}`"
-            + tail
-            + " attr-dict `->` qualified(type($tile))",
-        ),
+        formats=("(`(` $valid_row^ `,` $valid_col `)`)? `{` (`id` `=` $id^ `,`)? `split` `=` $split `}`" + tail + " attr-dict `->` qualified(type($tile))",),
         tier="syntax",
         summary="pop a tile from a cross-core pipe",
     )
@@ -493,9 +483,7 @@ def _initialize_pipe(name: str) -> OpDef:
     )
 
 
-_ALLOC_FORMAT = (
-    "(`addr` `=` $addr^)? (`valid_row` `=` $valid_row^)? (`valid_col` `=` $valid_col^)? attr-dict `:` qualified(type($result))"
-)
+_ALLOC_FORMAT = "(`addr` `=` $addr^)? (`valid_row` `=` $valid_row^)? (`valid_col` `=` $valid_col^)? attr-dict `:` qualified(type($result))"
 
 OPS: tuple[OpDef, ...] = (
     # -- allocation and views ----------------------------------------------------------------
@@ -857,8 +845,7 @@ OPS: tuple[OpDef, ...] = (
             # a tmp the attributes go inside `ins`, without one after `outs`;
             # the third (attributes inside, no tmp) is only read, as older
             # pto-opt printed it
-            "`ins` `(` $src `,` $tmp attr-dict `:` qualified(type($src)) `,` qualified(type($tmp)) `)` "
-            "`outs` `(` $dst `:` qualified(type($dst)) `)`",
+            "`ins` `(` $src `,` $tmp attr-dict `:` qualified(type($src)) `,` qualified(type($tmp)) `)` `outs` `(` $dst `:` qualified(type($dst)) `)`",
             _ins_outs(["src"]),
             _ins_opt_tmp(["src"], attrs_inside=True),
         ),
@@ -1018,10 +1005,7 @@ OPS: tuple[OpDef, ...] = (
         "comm.tput",
         (Operand("dst", ANY), Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional")),
         attributes=(Attribute("atomicType", _enum("atomic_type"), "#pto<atomic_type atomic_none>", held=True),),
-        formats=(
-            "`(` $dst `,` $src `,` `buf` `(` $ping (`,` $pong^)? `)` `:` type($dst) `,` type($src) `,` type($ping) "
-            "(`,` type($pong)^)? `)` attr-dict",
-        ),
+        formats=("`(` $dst `,` $src `,` `buf` `(` $ping (`,` $pong^)? `)` `:` type($dst) `,` type($src) `,` type($ping) (`,` type($pong)^)? `)` attr-dict",),
         tier="syntax",
         summary="copy to a peer's memory",
     ),
@@ -1375,7 +1359,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "record_event",
         (),
-        attributes=(Attribute("src_op", ANY_ATTR, required=True), Attribute("dst_op", ANY_ATTR, required=True), Attribute("event_id", _enum("event"), required=True)),
+        attributes=(
+            Attribute("src_op", ANY_ATTR, required=True),
+            Attribute("dst_op", ANY_ATTR, required=True),
+            Attribute("event_id", _enum("event"), required=True),
+        ),
         formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Record an event for synchronization (High Level)",
@@ -1383,7 +1371,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_event",
         (),
-        attributes=(Attribute("src_op", ANY_ATTR, required=True), Attribute("dst_op", ANY_ATTR, required=True), Attribute("event_id", _enum("event"), required=True)),
+        attributes=(
+            Attribute("src_op", ANY_ATTR, required=True),
+            Attribute("dst_op", ANY_ATTR, required=True),
+            Attribute("event_id", _enum("event"), required=True),
+        ),
         formats=("`[` $src_op `,` $dst_op `,` $event_id `]` attr-dict",),
         tier="syntax",
         summary="Wait for an event (High Level)",
@@ -1717,7 +1709,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "set_flag",
         (),
-        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True), Attribute("event_id", _enum("event"), required=True)),
+        attributes=(
+            Attribute("src_pipe", _enum("pipe"), required=True),
+            Attribute("dst_pipe", _enum("pipe"), required=True),
+            Attribute("event_id", _enum("event"), required=True),
+        ),
         tier="syntax",
         summary="Set synchronization flag between pipes",
         # no assemblyFormat: the generic form
@@ -1725,7 +1721,11 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "wait_flag",
         (),
-        attributes=(Attribute("src_pipe", _enum("pipe"), required=True), Attribute("dst_pipe", _enum("pipe"), required=True), Attribute("event_id", _enum("event"), required=True)),
+        attributes=(
+            Attribute("src_pipe", _enum("pipe"), required=True),
+            Attribute("dst_pipe", _enum("pipe"), required=True),
+            Attribute("event_id", _enum("event"), required=True),
+        ),
         tier="syntax",
         summary="Wait for synchronization flag",
         # no assemblyFormat: the generic form
@@ -1911,8 +1911,7 @@ OPS: tuple[OpDef, ...] = (
         "taddrelu",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Fused elementwise add + ReLU of two tiles",
@@ -1948,8 +1947,7 @@ OPS: tuple[OpDef, ...] = (
         "tand",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="TAND(dst, src0, src1) bitwise-and on tiles",
@@ -1985,8 +1983,7 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         attributes=(Attribute("cmpMode", _enum("cmp")),),
         formats=(
-            "`ins` `(` $src0 `,` $src1 attr-dict `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst "
-            "`:` qualified(type($dst) ) `)`",
+            "`ins` `(` $src0 `,` $src1 attr-dict `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)`",
         ),
         tier="syntax",
         summary="Compare two tiles and write a packed predicate mask",
@@ -2004,8 +2001,7 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         attributes=(Attribute("precisionType", _enum("div_precision"), "#pto<div_precision default>", held=True),),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Column-wise broadcast divide: divide each element of src0 by a per-column scalar vector src1",
@@ -2014,8 +2010,7 @@ OPS: tuple[OpDef, ...] = (
         "tcolexpandsub",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Column-wise broadcast subtract: subtract a per-column scalar vector src1 from src0",
@@ -2024,8 +2019,7 @@ OPS: tuple[OpDef, ...] = (
         "tcolexpandmax",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Column-wise broadcast max: take max(src0, src1) using a per-column scalar vector src1",
@@ -2034,8 +2028,7 @@ OPS: tuple[OpDef, ...] = (
         "tcolexpandmin",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Column-wise broadcast min: take min(src0, src1) using a per-column scalar vector src1",
@@ -2093,8 +2086,7 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         attributes=(Attribute("precisionType", _enum("fmod_precision"), "#pto<fmod_precision default>", held=True),),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Elementwise fmod/remainder of two tiles (tilebuf, DPS)",
@@ -2172,8 +2164,7 @@ OPS: tuple[OpDef, ...] = (
         "tor",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="TOR: Elementwise bitwise OR of two tiles",
@@ -2189,8 +2180,7 @@ OPS: tuple[OpDef, ...] = (
         "tpartadd",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="TPARTADD: Partial elementwise add with implementation-defined handling of mismatched valid regions",
@@ -2199,8 +2189,7 @@ OPS: tuple[OpDef, ...] = (
         "tpartmax",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Partial elementwise max with implementation-defined handling of mismatched valid regions",
@@ -2209,8 +2198,7 @@ OPS: tuple[OpDef, ...] = (
         "tpartmin",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Partial elementwise min with implementation-defined handling of mismatched valid regions",
@@ -2241,8 +2229,7 @@ OPS: tuple[OpDef, ...] = (
         "tpartmul",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="Partial elementwise mul with implementation-defined handling of mismatched valid regions",
@@ -2374,8 +2361,7 @@ OPS: tuple[OpDef, ...] = (
         "tshl",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="TSHL: Elementwise shift-left of two tiles",
@@ -2384,8 +2370,7 @@ OPS: tuple[OpDef, ...] = (
         "tshr",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("dst", DPS)),
         formats=(
-            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` "
-            "qualified(type($dst) ) `)` attr-dict",
+            "`ins` `(` $src0 `,` $src1 `:` qualified(type($src0)) `,` qualified(type($src1)) `)` `outs` `(` $dst `:` qualified(type($dst) ) `)` attr-dict",
         ),
         tier="syntax",
         summary="TSHR: Elementwise shift-right of two tiles",
