@@ -58,6 +58,7 @@ LEVEL3_TMP_WHEN = {
     "index-form": "in its index form (with `indices`)",
     "unaligned-width": "when src's valid width is dynamic or not a multiple of 32",
     "merge-without-tmp": "in its multi-source form without a tmp (`no_tmp`)",
+    "float-dst": "when dst holds floating-point elements",
 }
 """When ptoas requires an op's `tmp` operand at level3 (the condition of a
 `Level3Tmp`; `pto_dialect/dialect/scratch.py` decides each per op instance)."""
@@ -72,6 +73,13 @@ LEVEL3_TMP_TYPES = {
     "block": "one 32-byte block (1 x 32/size) of dst's element type",
     "like-indices": "the indices' shape, valid shape and element type",
     "merge": "1 x max(sum of the sources' columns, dst's columns) of the sources' element type",
+    "prelu": "(R + 1) x max(32, C8 rounded up to 32) of i8, valid R x C8: R x C dst's valid shape, C8 = ceil(C / 8)",
+    "two-dst-rows": "2 x dst's columns of dst's element type, valid 2 x dst's valid columns",
+    "one-dst-row": "1 x dst's columns of dst's element type, valid 1 x dst's valid columns",
+    "one-src-row": "1 x src's columns of src's element type, valid 1 x src's valid columns",
+    "select": "1x16xi32",
+    "like-dst": "dst's shape, valid shape and element type",
+    "like-src-f32": "src's shape and valid shape, of f32",
 }
 """The tmp tile ptoas asks for (the type of a `Level3Tmp`). Every tmp is a
 `vec` tile, row_major, none_box, fractal 512, as ptoas builds its own
@@ -2036,9 +2044,12 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tcolargmax",
         (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Reduce each column to the row index of the maximum element",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpRowReductionOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=_ROW_REDUCTION_TMP,
     ),
     OpDef(
         "tcolmin",
@@ -2050,9 +2061,12 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "tcolargmin",
         (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Reduce each column to the row index of the minimum element",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpRowReductionOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=_ROW_REDUCTION_TMP,
     ),
     OpDef(
         "tcolprod",
@@ -2102,19 +2116,35 @@ OPS: tuple[OpDef, ...] = (
         "tpow",
         (Operand("base", DPS), Operand("exp", DPS), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
         attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>", held=True),),
+        formats=(_ins_opt_tmp(["base", "exp"]),),
         printer="dict",  # ptoas's print() prints (*this)->getAttrs()
         tier="syntax",
         summary="TPOW: Elementwise power with both base and exponent as tiles",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TPowOp::parse): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "float-dst",
+            "like-dst",
+            elsewhere="an integer dst takes none",
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTPowWithTmp)",
+        ),
     ),
     OpDef(
         "tpows",
         (Operand("src", DPS), Operand("scalar", SCALAR), Operand("dst", DPS), Operand("tmp", DPS, "optional")),
         attributes=(Attribute("precisionType", _enum("pow_precision"), "#pto<pow_precision default>", held=True),),
+        formats=(_ins_opt_tmp(["src", "scalar"]),),
         printer="dict",  # ptoas's print() prints (*this)->getAttrs()
         tier="syntax",
         summary="TPOWS: Elementwise power with a scalar exponent",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TPowSOp::parse): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=Level3Tmp(
+            ("a2a3", "a5"),
+            "float-dst",
+            "like-dst",
+            elsewhere="an integer dst takes none",
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTPowSWithTmp)",
+        ),
     ),
     OpDef(
         "tinsert",
@@ -2241,6 +2271,13 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="TPRELU: Elementwise PReLU (parametric ReLU) with a per-element slope tile",
         # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "prelu",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TPReluOp); test/lit/pto/implicit_tmp_remaining_ops_materialization.pto",
+        ),
     ),
     OpDef(
         "tquant",
@@ -2249,6 +2286,13 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="TQUANT: Quantize a tile using a scaling (fp) tile",
         # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "like-src-f32",
+            elsewhere="on a5 ptoas asks for none (replaceTQuantWithTmp leaves an a5 tquant alone)",
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTQuantWithTmp)",
+        ),
     ),
     OpDef(
         "tquant.mx",
@@ -2280,9 +2324,17 @@ OPS: tuple[OpDef, ...] = (
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
         attributes=(Attribute("precisionType", _enum("rem_precision"), "#pto<rem_precision default>", held=True),),
         printer="dict",  # ptoas's print() prints (*this)->getAttrs()
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
         tier="syntax",
         summary="TREM: Elementwise remainder of two tiles",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpFixedDpsOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "two-dst-rows",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TRemOp); test/lit/pto/implicit_tmp_remaining_ops_materialization.pto",
+        ),
     ),
     OpDef(
         "trems",
@@ -2291,48 +2343,70 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="TREMS: Elementwise remainder with a scalar",
         # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "one-dst-row",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TRemSOp); test/lit/pto/implicit_tmp_remaining_ops_materialization.pto",
+        ),
     ),
     OpDef(
         "trowexpandexpdif",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWEXPANDEXPDIF: Row-wise broadcast expdif with per-row scalar vector",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseTRowExpandBinaryLikeOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
     ),
     OpDef(
         "trowexpandmax",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWEXPANDMAX: Row-wise broadcast max with per-row scalar vector",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseTRowExpandBinaryLikeOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
     ),
     OpDef(
         "trowexpandmin",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWEXPANDMIN: Row-wise broadcast min with per-row scalar vector",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseTRowExpandBinaryLikeOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
     ),
     OpDef(
         "trowargmax",
         (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWARGMAX: Reduce each row to the column index of the maximum element",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpRowReductionOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=_ROW_REDUCTION_TMP,
     ),
     OpDef(
         "trowargmin",
         (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWARGMIN: Reduce each row to the column index of the minimum element",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpRowReductionOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=_ROW_REDUCTION_TMP,
     ),
     OpDef(
         "trowprod",
         (Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TROWPROD: Reduce each row by multiplying across columns",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseOptionalTmpRowReductionOp): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=_ROW_REDUCTION_TMP,
     ),
     OpDef(
         "tscatter",
@@ -2349,13 +2423,37 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="TSEL: Select between two tiles using a mask tile (per-element selection)",
         # ptoas's custom parser and printer (PTO.cpp): `ins(...[, %tmp] : ...) outs(%dst : ...)`, as pto-parse prints it
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "select",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TSelOp); test/lit/pto/implicit_tmp_remaining_ops_materialization.pto",
+        ),
     ),
     OpDef(
         "tsels",
         (Operand("mask", DPS), Operand("src", DPS), Operand("tmp", DPS, "optional"), Operand("scalar", SCALAR), Operand("dst", DPS)),
+        formats=(
+            "`ins` `(` $mask `,` $src `,` $tmp `,` $scalar `:` qualified(type($mask)) `,` qualified(type($src)) `,` "
+            "qualified(type($tmp)) `,` type($scalar) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+            "`ins` `(` $mask `,` $src `,` $scalar `:` qualified(type($mask)) `,` qualified(type($src)) `,` type($scalar) `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+        ),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TSELS: Select one of two source tiles using a scalar selectMode (global select)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp,
+        # parseOptionalTmpFixedDpsOp): `ins(%mask, %src[, %tmp], %scalar : ...) outs(%dst : ...)`,
+        # the tmp before the scalar; two forms, since without a tmp the third input is the scalar
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "one-src-row",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (materializeFixedMandatoryTmp, TSelSOp); test/lit/pto/implicit_tmp_remaining_ops_materialization.pto",
+        ),
     ),
     OpDef(
         "tshl",
@@ -2412,16 +2510,34 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "txors",
         (Operand("src", DPS), Operand("scalar", INT), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src", "scalar"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TXORS: Elementwise bitwise XOR of a tile and a scalar",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TXorSOp::parse): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "like-dst",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTXorSWithTmp)",
+        ),
     ),
     OpDef(
         "txor",
         (Operand("src0", DPS), Operand("src1", DPS), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
+        formats=(_ins_opt_tmp(["src0", "src1"]),),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="TXOR: Elementwise bitwise XOR of two tiles",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TXorOp::parse): `ins(...[, %tmp] : ...) outs(%dst : ...)`
+        level3_tmp=Level3Tmp(
+            ("a2a3",),
+            "always",
+            "like-dst",
+            elsewhere=_A5_PLACEHOLDER,
+            source=f"{PTOAS_IMPLICIT_TMP} (replaceTXorWithTmp)",
+        ),
     ),
 )
 

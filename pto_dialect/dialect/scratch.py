@@ -25,7 +25,7 @@ from mlir import ir
 from .attributes import generic_value
 from .effects import SEGMENTS_ATTR, Layout, OpSpec
 from .ops import LEVEL3_TMP_TYPES, LEVEL3_TMP_WHEN, OPS, Level3Tmp, OpDef
-from .types import DYNAMIC, TileBufType, align_up, tile_type
+from .types import DTYPE_BYTES, DYNAMIC, TileBufType, align_up, tile_type
 
 TMP_SPACE = "vec"
 _BLOCK = 32  # bytes: a vector block, the row alignment of a row_major none_box tile
@@ -247,6 +247,10 @@ def _unaligned_width(o: _Operands) -> bool:
     return src is not None and (src.valid_col == DYNAMIC or src.valid_col % 32 != 0)
 
 
+_FLOATS = frozenset(t for t in DTYPE_BYTES if t.startswith(("f", "bf")))
+"""The element types of a tile that are MLIR FloatTypes (ptoas's own
+low-precision types, `!pto.hif8` and the like, are not)."""
+
 _CONDITIONS = {
     "always": lambda o: True,
     "binary": lambda o: o.bool_attr("isBinary"),
@@ -255,6 +259,7 @@ _CONDITIONS = {
     "index-form": lambda o: o.present("indices"),
     "unaligned-width": _unaligned_width,
     # TMrgSortOp::isFormat2WithoutTmp (include/PTO/IR/PTOOps.td)
+    "float-dst": lambda o: o.tile("dst") is not None and o.tile("dst").dtype in _FLOATS,  # ptoas's isFloatingPointTile
     "merge-without-tmp": lambda o: not o.present("blockLen") and o.present("excuted") and 2 <= len(o.layout.span("srcs")) <= 4,
 }
 
@@ -369,6 +374,58 @@ def _merge(o: _Operands):
     return _vec_tile(1, cols, srcs[0].dtype), ""
 
 
+def _static(t: TileBufType, name: str) -> str:
+    """Why ptoas builds no tmp from `t` (makeTPReluTmpType, makeRowsTmpType:
+    a dynamic shape or valid shape), or ""."""
+    if DYNAMIC in (t.rows, t.cols, *t.valid):
+        return f"{name}'s valid shape is dynamic, and ptoas sizes this tmp from a static one: give the op a tmp"
+    return ""
+
+
+def _static_like(name: str, dtype: str | None = None):
+    """ptoas's makeSameShapeTmpType of operand `name` (of `dtype`, when given):
+    none when its shape or valid shape is dynamic."""
+
+    def build(o: _Operands):
+        t = o.tile(name)
+        if t is None:
+            return _missing(name)
+        problem = _static(t, name)
+        if problem:
+            return None, problem
+        return _vec_tile(t.rows, t.cols, dtype or t.dtype, t.valid), ""
+
+    return build
+
+
+def _prelu(o: _Operands):
+    """ptoas's makeTPReluTmpType: (R + 1) x max(32, ceil(ceil(C / 8) / 32) * 32) of i8, valid R x ceil(C / 8)."""
+    dst = o.tile("dst")
+    if dst is None:
+        return _missing("dst")
+    problem = _static(dst, "dst")
+    if problem:
+        return None, problem
+    rows, cols = dst.valid
+    valid_cols = -(-cols // 8)
+    return _vec_tile(rows + 1, max(32, -(-valid_cols // 32) * 32), "i8", (rows, valid_cols)), ""
+
+
+def _rows_of(name: str, rows: int):
+    """ptoas's makeRowsTmpType: `rows` x the operand's columns, of its element type, valid `rows` x its valid columns."""
+
+    def build(o: _Operands):
+        t = o.tile(name)
+        if t is None:
+            return _missing(name)
+        problem = _static(t, name)
+        if problem:
+            return None, problem
+        return _vec_tile(rows, t.cols, t.dtype, (rows, t.valid_col)), ""
+
+    return build
+
+
 _TYPES = {
     "like-src": _like_src,
     "half-rows": _half_rows,
@@ -378,6 +435,13 @@ _TYPES = {
     "block": _block,
     "like-indices": _like_indices,
     "merge": _merge,
+    "prelu": _prelu,
+    "two-dst-rows": _rows_of("dst", 2),
+    "one-dst-row": _rows_of("dst", 1),
+    "one-src-row": _rows_of("src", 1),
+    "like-dst": _static_like("dst"),
+    "like-src-f32": _static_like("src", "f32"),
+    "select": lambda o: (_vec_tile(1, 16, "i32"), ""),  # ptoas's TSelOp case: makeVecTmpType({1, 16}, i32)
 }
 
 assert set(_CONDITIONS) == set(LEVEL3_TMP_WHEN) and set(_TYPES) == set(LEVEL3_TMP_TYPES), "scratch.py and ops.py disagree"

@@ -102,12 +102,6 @@ class KnownFailure:
 
 LEVEL3_KNOWN = (
     KnownFailure(
-        re.compile(r"^test/Dialect/pto/ptoas-ops-syntax-tier\.pto:1 "),
-        re.compile(r"'pto\.(tprelu|trems)' op requires explicit tmp"),
-        "a print test of the syntax tier: ptoas's level3 asks tprelu and trems for a tmp, and the allocator adds "
-        "tmps only for the ops with a level3 fact (the semantic tier and tprint, tsort32, tmrgsort)",
-    ),
-    KnownFailure(
         re.compile(r"^test/Transforms/AllocateMemoryAddr/level3-tmp-decisions\.pto:59 "),
         re.compile(r"requires explicit tmp"),
         "no tmp can be given: a binary tcolsum and a narrowing tcvt on tiles of dynamic valid shape, whose tmp "
