@@ -937,7 +937,10 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "cmo.cacheinvalid",
         (Operand("addr", ANY, "optional"),),
-        attributes=(Attribute("space", _enum("address_space"), required=True),),
+        # ODS requires `space`, but the custom parser gives the single_cache_line
+        # form GM when the text has none (CmoCacheInvalidOp::parse, lib/PTO/IR/PTO.cpp):
+        # so not required here, where that form reads without it
+        attributes=(Attribute("space", _enum("address_space")),),
         formats=("`all` qualified($space) attr-dict", "$addr `single_cache_line` `:` type($addr) attr-dict"),
         tier="syntax",
         summary="invalidate cache lines of global memory",

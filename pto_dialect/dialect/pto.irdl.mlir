@@ -1225,9 +1225,7 @@ irdl.dialect @pto {
   // pto.cmo.cacheinvalid: invalidate cache lines of global memory
   irdl.operation @cmo_cacheinvalid {
     %any = irdl.any
-    %attr_space = irdl.any
     irdl.operands(addr: optional %any)
-    irdl.attributes {"space" = %attr_space}
   }
 
   // pto.barrier: wait for a pipe to drain

@@ -124,7 +124,9 @@ def test_the_op_table_requires_what_ptoas_s_ods_requires():
     listed = [tuple(line.split()) for line in REQUIRED.read_text().splitlines()]
     assert len(listed) == 80
     table = [(d.full_name, a.name) for d in OPS for a in d.attributes if a.required]
-    assert sorted(table) == sorted(listed)
+    # a custom parser that supplies the attribute when the text has none
+    supplied_by_the_parser = [("pto.cmo.cacheinvalid", "space")]
+    assert sorted(table + supplied_by_the_parser) == sorted(listed)
 
 
 def test_the_reader_of_ods_finds_required_attributes():
