@@ -544,15 +544,21 @@ def name_locations(record, name: str) -> None:
     `location`, and any other field that holds a `-:line:col` alone (a
     buffer's `first_at` and `last_at`)."""
     work = [record]
+    fields_of: dict[type, tuple[str, ...]] = {}  # a report holds thousands of records of a few classes
+    prefix = PARSER_BUFFER + ":"
     while work:
         item = work.pop()
         if isinstance(item, list):
             work.extend(item)
-        elif dataclasses.is_dataclass(item):
-            for f in dataclasses.fields(item):
-                value = getattr(item, f.name)
-                if isinstance(value, str):
-                    if f.name == "location" or _BUFFER_POSITION.fullmatch(value):
-                        setattr(item, f.name, user_location(value, name))
-                else:
-                    work.append(value)
+            continue
+        kind = type(item)
+        names = fields_of.get(kind)
+        if names is None:
+            names = fields_of[kind] = tuple(f.name for f in dataclasses.fields(item)) if dataclasses.is_dataclass(item) else ()
+        for field_name in names:
+            value = getattr(item, field_name)
+            if isinstance(value, str):
+                if value.startswith(prefix) and (field_name == "location" or _BUFFER_POSITION.fullmatch(value)):
+                    setattr(item, field_name, user_location(value, name))
+            elif value is not None and not isinstance(value, (int, float, bool)):
+                work.append(value)
