@@ -81,7 +81,6 @@ class Access:
     pipe: str
     reads: frozenset
     writes: frozenset
-    location: ir.Location | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -224,7 +223,7 @@ def loop_accesses(loop: ir.Operation, kinds: TypeKinds | None = None) -> list[Ac
             continue
         layout = spec.layout(op)
         operands = op.operands
-        accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads, kinds), _buffers(operands, layout.writes, kinds), op.location))
+        accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads, kinds), _buffers(operands, layout.writes, kinds)))
     return accesses
 
 
