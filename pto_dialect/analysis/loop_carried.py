@@ -393,6 +393,24 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
     return None
 
 
+def _local_through_its_slot(buffer: ir.Value, body: ir.Block, extents: ValidExtents | None):
+    """None (iteration-local) for a multi-tile region whose one use is a
+    `pto.multi_tile_get` directly in `body` (the form the conversion
+    makes), when that slot is iteration-local by `straight_line_verdict`:
+    the walk would see the same accesses, through the one view, with the
+    same geometry and extents (`ValidExtents.defined` both ways), so it
+    finds every read covered too. `UNDECIDED` otherwise, for the walk
+    (whose reasons, for a carried region, name the view)."""
+    uses = list(buffer.uses)
+    if len(uses) != 1 or uses[0].operand_number != 0:
+        return UNDECIDED
+    get = uses[0].owner.operation
+    if get.name != "pto.multi_tile_get" or get.block != body:
+        return UNDECIDED
+    verdict = straight_line_verdict(get.results[0], body, extents=extents)
+    return None if verdict is None else UNDECIDED
+
+
 def _track(
     buffer: ir.Value,
     aliases: dict[ir.Value, tuple[_Alias, ...]],
@@ -453,6 +471,8 @@ def loop_carried_buffers(
             continue
         b = group[0]
         verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body, extents=extents)
+        if verdict is UNDECIDED:
+            verdict = _local_through_its_slot(b, body, extents)
         if verdict is UNDECIDED:
             _track(b, aliases, resizes, constants)
         elif verdict is not None:

@@ -335,3 +335,44 @@ def test_a_tile_the_loop_only_reads_is_said_to_be_never_written():
     # through a view too (the full walk)
     body = "\n".join([alloc("t"), "%w = pto.treshape %t : !v -> !v", STORE.format(t="w")])
     assert carried(body) == {"t": never}
+
+
+def test_a_slot_found_local_in_a_straight_line_is_what_the_walk_finds(monkeypatch):
+    """A multi-tile region used through one multi_tile_get in the loop body
+    (what the conversion makes) gets its verdict from the straight-line
+    check when that says iteration-local (the allocator asks this of every
+    converted loop); the walk must agree on every such region of converted
+    generated kernels, carried ones included."""
+    import random
+
+    import pto_dialect
+    from pto_dialect.analysis import loop_carried
+    from pto_dialect.testing.kernel_gen import addressed, generate
+
+    regions = shortcut = 0
+    for seed in range(60):
+        kernel = generate(seed)
+        for text in (kernel.text, addressed(kernel, random.Random(seed)).text):
+            module = parse_kernel(text, quiet=True)
+            with module.context, ir.Location.unknown():
+                pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{spaces=vec,mat,left,right,acc}")
+                cases = []
+
+                def visit(op):
+                    if op.name == "pto.multi_tile_get":
+                        source = op.operands[0]
+                        loop = op.parent
+                        if loop.name == "scf.for" and not isinstance(source, ir.BlockArgument):
+                            cases.append((loop, source))
+                    return ir.WalkResult.ADVANCE
+
+                module.operation.walk(visit)
+                for loop, region in cases:
+                    regions += 1
+                    fast = loop_carried_buffers(loop, [region])
+                    with monkeypatch.context() as m:
+                        m.setattr(loop_carried, "_local_through_its_slot", lambda *_: loop_carried.UNDECIDED)
+                        walked = loop_carried_buffers(loop, [region])
+                    assert {v: c.reason for v, c in fast.items()} == {v: c.reason for v, c in walked.items()}
+                    shortcut += loop_carried._local_through_its_slot(region, loop.regions[0].blocks[0], None) is None
+    assert regions > 50 and shortcut > 20, (regions, shortcut)
