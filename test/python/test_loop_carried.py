@@ -337,6 +337,19 @@ def test_a_tile_the_loop_only_reads_is_said_to_be_never_written():
     assert carried(body) == {"t": never}
 
 
+def _slot_views(module) -> list:
+    """(loop, region) of every multi_tile_get directly in an scf.for body."""
+    found = []
+
+    def visit(op):
+        if op.name == "pto.multi_tile_get" and op.parent.name == "scf.for" and not isinstance(op.operands[0], ir.BlockArgument):
+            found.append((op.parent, op.operands[0]))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
 def test_a_slot_found_local_in_a_straight_line_is_what_the_walk_finds(monkeypatch):
     """A multi-tile region used through one multi_tile_get in the loop body
     (what the conversion makes) gets its verdict from the straight-line
@@ -356,18 +369,7 @@ def test_a_slot_found_local_in_a_straight_line_is_what_the_walk_finds(monkeypatc
             module = parse_kernel(text, quiet=True)
             with module.context, ir.Location.unknown():
                 pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{spaces=vec,mat,left,right,acc}")
-                cases = []
-
-                def visit(op):
-                    if op.name == "pto.multi_tile_get":
-                        source = op.operands[0]
-                        loop = op.parent
-                        if loop.name == "scf.for" and not isinstance(source, ir.BlockArgument):
-                            cases.append((loop, source))
-                    return ir.WalkResult.ADVANCE
-
-                module.operation.walk(visit)
-                for loop, region in cases:
+                for loop, region in _slot_views(module):
                     regions += 1
                     fast = loop_carried_buffers(loop, [region])
                     with monkeypatch.context() as m:
