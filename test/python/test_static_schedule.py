@@ -15,9 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import parse_kernel
 from mlir import ir
 
-from pto_dialect.api import parse
 from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
 from pto_dialect.timing import cost_table, schedule
@@ -64,11 +64,10 @@ def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "ve
 def compare(text: str, pipeline: str | None = None, values=None, static_values=None):
     """(static schedule of the top-level loop, the run's schedule, its
     trace, the loop's trace events) for `text` after `pipeline`."""
-    with ir.Context() as ctx:
-        module = parse(text)
-        ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
+    module = parse_kernel(text, quiet=True)  # the passes' remarks
+    with module.context:
         if pipeline:
-            build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
+            build_pass_manager(pipeline, PipelineRun(), module.context).run(module.operation)
         run = execute(module.operation, _function(module), source_text=text, values=values, trace=True)
         run_schedule = schedule(run.trace, cost_table(run.arch))
         loop = _top_loop(module)
@@ -365,9 +364,8 @@ def test_generated_kernels_give_the_runs_events_and_schedule():
     checked = 0
     for seed in range(40):
         kernel = generate(seed)
-        with ir.Context() as ctx:
-            module = parse(kernel.text)
-            ctx.attach_diagnostic_handler(lambda d: True)
+        module = parse_kernel(kernel.text, quiet=True)
+        with module.context:
             run = execute(module.operation, kernel.function, source_text=kernel.text, values=kernel.values, trace=True)
             for loop in scf_loops(module.operation):
                 if loop.parent.operation.name != "func.func":
@@ -404,8 +402,8 @@ def test_a_branch_on_data_is_refused():
       pto.texp ins(%a : {T}) outs(%a : {T})
     }}
 """
-    with ir.Context():
-        module = parse(_kernel(body))
+    module = parse_kernel(_kernel(body))
+    with module.context:
         with pytest.raises(StaticScheduleError, match="condition of this scf.if is not known statically"):
             loop_schedule(_top_loop(module))
         op = next(o for o in module.body.operations[0].regions[0].blocks[0].operations if o.operation.name == "arith.constant")

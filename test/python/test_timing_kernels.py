@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 
-from pto_dialect.api import parse
 from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
 from pto_dialect.timing import CostTable, PipeCost, TimelineRun, cost_table, schedule, timeline_data, write_timeline
@@ -78,11 +77,10 @@ def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "ve
 
 def timed(text: str, pipeline: str | None = None, costs: CostTable | None = None, func: str = "k"):
     """The schedule of @func after `pipeline`."""
-    with ir.Context() as ctx:
-        module = parse(text)
-        ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
+    module = parse_kernel(text, quiet=True)  # the passes' remarks
+    with module.context:
         if pipeline:
-            build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
+            build_pass_manager(pipeline, PipelineRun(), module.context).run(module.operation)
         run = execute(module.operation, func, source_text=text, trace=True)
     return schedule(run.trace, costs or cost_table(run.arch))
 
