@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import parse_kernel
 from mlir import ir
+from timing_support import a2a3_duration
 
 from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
@@ -53,13 +54,6 @@ def _function(module) -> str:
     return funcs[0].attributes["sym_name"].value
 
 
-
-def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "vec") -> int:
-    """The a2a3 table's duration of `op` on an f32 rows x cols tile (timing/costs.py's formulas)."""
-    from pto_dialect.interpreter.trace import OpShape, TraceEvent
-
-    shape = OpShape("f32", 4, rows, cols, cols, src, dst)
-    return cost_table("a2a3").duration(TraceEvent(op, "V", "", (), (), rows * cols, 0, shape))
 
 def compare(text: str, pipeline: str | None = None, values=None, static_values=None):
     """(static schedule of the top-level loop, the run's schedule, its
@@ -134,7 +128,7 @@ def test_double_buffering_is_seen_without_running():
     text = (ROOT / "examples" / "copy_scale.pto").read_text()
     single = compare(text)[0]
     double = compare(text, f"{MB},pto-allocate-memory-addr")[0]
-    load, scale, store = _d("pto.tload", src="gm"), _d("pto.tmuls"), _d("pto.tstore", dst="gm")
+    load, scale, store = a2a3_duration("pto.tload", src="gm"), a2a3_duration("pto.tmuls"), a2a3_duration("pto.tstore", dst="gm")
     assert store < load  # the store path is faster (arch_config's UB_TO_GM): MTE2 stays the bound
     assert single.per_pipe_busy["MTE2"] == load and single.per_pipe_busy["V"] == scale and single.per_pipe_busy["MTE3"] == store
     assert single.per_pipe_ops["MTE2"] == 1
@@ -230,7 +224,7 @@ def test_a_loop_invariant_gm_block_carries_a_dependence_across_iterations():
     pto.tstore ins(%b : {T}) outs(%p : {PV})
 """
     text = _kernel(body, args=", %base: index")
-    load, add, store = _d("pto.tload", src="gm"), _d("pto.tadds"), _d("pto.tstore", dst="gm")
+    load, add, store = a2a3_duration("pto.tload", src="gm"), a2a3_duration("pto.tadds"), a2a3_duration("pto.tstore", dst="gm")
     for pipeline in (None, f"{MB},pto-allocate-memory-addr"):
         static, _, _, ends, _ = compare(text, pipeline, values={"base": 16})
         assert static.cycles_per_iteration == load + add + store
@@ -253,7 +247,7 @@ def test_offsets_with_different_unknown_parts_are_assumed_disjoint():
     pipeline = f"{MB},pto-allocate-memory-addr"
     unknown = compare(text, pipeline, values={"x": 0, "y": 32})[0]
     aliased, _, _, ends, _ = compare(text, pipeline, values={"x": 16, "y": 16}, static_values={"x": 16, "y": 16})
-    assert unknown.cycles_per_iteration == _d("pto.tload", src="gm")  # MTE2-bound, as the run with x != y
+    assert unknown.cycles_per_iteration == a2a3_duration("pto.tload", src="gm")  # MTE2-bound, as the run with x != y
     assert aliased.cycles_per_iteration > unknown.cycles_per_iteration
     assert _relative_error(aliased, ends) <= 0.05
 
@@ -300,7 +294,7 @@ def test_a_nested_loop_with_known_bounds_is_unrolled():
     for pipeline in (None, f"{MB},pto-allocate-memory-addr"):
         static, exact, _, ends, loop_events = compare(_kernel(body), pipeline)
         assert static.per_pipe_ops["V"] == 3
-        assert static.per_pipe_busy["V"] == 3 * _d("pto.texp")
+        assert static.per_pipe_busy["V"] == 3 * a2a3_duration("pto.texp")
         assert _relative_error(static, ends) <= 0.05
         _same_events([e.event for e in exact.events], loop_events)
 
@@ -415,7 +409,7 @@ def test_format_and_explain():
     text = (ROOT / "examples" / "copy_scale.pto").read_text()
     static = compare(text, f"{MB},pto-allocate-memory-addr")[0]
     summary = static.format()
-    load = _d("pto.tload", src="gm")
+    load = a2a3_duration("pto.tload", src="gm")
     assert f"cycles per iteration: {load}" in summary
     assert f"lower bound: {load} (MTE2, the busiest pipe)" in summary
     assert "32 iterations" in summary
