@@ -7,11 +7,16 @@ directory on the path.
 
 A module keeps its Context alive, so `parse_kernel` gives each kernel a
 Context of its own; a test that parses several kernels into one takes the
-`context` fixture and passes it."""
+`context` fixture and passes it. A helper that goes on working in the
+Context after parsing (passes, printing, executing) enters `module.context`, as
+`run_kernel` does; one that needs a Context before any kernel (to catch
+the diagnostics of parsing, or to hand to a Session) makes it with
+`pto_context` and, to see the diagnostics, `record_diagnostics`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 from mlir import ir
@@ -30,6 +35,41 @@ def pto_context(allow_unregistered: bool = False, quiet: bool = False) -> ir.Con
     if quiet:
         ctx.attach_diagnostic_handler(lambda _d: True)
     return ctx
+
+
+@dataclass(frozen=True)
+class SeenDiagnostic:
+    """A diagnostic as a handler saw it (MLIR's own object is valid only
+    inside the handler)."""
+
+    severity: str  # "error", "warning", "remark" or "note"
+    message: str
+    location: str  # str(d.location), e.g. 'loc("k.pto":9:3)'
+    line: int  # 0 when the location is not a file position
+
+
+SEVERITY_NAMES = {
+    ir.DiagnosticSeverity.ERROR: "error",
+    ir.DiagnosticSeverity.WARNING: "warning",
+    ir.DiagnosticSeverity.REMARK: "remark",
+    ir.DiagnosticSeverity.NOTE: "note",
+}
+
+
+def record_diagnostics(ctx: ir.Context) -> list[SeenDiagnostic]:
+    """The list every diagnostic `ctx` emits from now on is appended to.
+    Remarks and warnings stop there; errors go on to whoever raises them
+    (a ParseError, an MLIRError), so a failing parse or pass still fails."""
+    seen: list[SeenDiagnostic] = []
+
+    def handler(d) -> bool:
+        loc = d.location
+        line = loc.start_line if loc.is_a_file() else 0
+        seen.append(SeenDiagnostic(SEVERITY_NAMES[d.severity], str(d.message), str(loc), line))
+        return d.severity != ir.DiagnosticSeverity.ERROR
+
+    ctx.attach_diagnostic_handler(handler)
+    return seen
 
 
 def parse_kernel(text: str, *, name: str | None = None, allow_unregistered: bool = False, quiet: bool = False, context: ir.Context | None = None) -> ir.Module:

@@ -24,6 +24,7 @@ import itertools
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from conftest import parse_kernel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mlir import ir
@@ -403,8 +404,8 @@ def clobbers(trace: Trace, ranges: dict) -> list[str]:
 
 def allocate(text: str) -> tuple[str, dict[str, int], dict[str, int]]:
     """Run the pass; (output text, tag -> addr, pto.memory_usage)."""
-    with ir.Context():
-        module = pto_dialect.parse(text)
+    module = parse_kernel(text)
+    with module.context:
         pto_dialect.run_passes(module, "pto-allocate-memory-addr")
         addrs = {}
         usage = {}
@@ -430,8 +431,8 @@ def allocate(text: str) -> tuple[str, dict[str, int], dict[str, int]]:
 
 
 def again(text: str) -> str:
-    with ir.Context():
-        module = pto_dialect.parse(text)
+    module = parse_kernel(text)
+    with module.context:
         pto_dialect.run_passes(module, "pto-allocate-memory-addr")
         return pto_dialect.print_module(module)
 

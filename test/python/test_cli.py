@@ -5,12 +5,12 @@ under test/Tools/pto-opt/.)"""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tool_support import tool_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 TILE = ROOT / "test" / "Tools" / "pto-opt" / "Inputs" / "tile.pto"
@@ -19,8 +19,7 @@ PTO_OPT = [sys.executable, "-m", "pto_dialect.tools.pto_opt"]
 
 
 def pto_opt(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if k not in ("PTO_DEBUG", "PTO_PTOAS_MULTI_BUFFER")}
-    environ.update(env or {})
+    environ = tool_environment(**(env or {}))
     run = subprocess.run(
         [*PTO_OPT, *args], input=stdin, capture_output=True, text=True, env=environ, timeout=120
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from conftest import pto_context
 from mlir import ir
 
 from pto_dialect.dialect import annotations, effects, irdl_gen, targets
@@ -33,14 +34,6 @@ from pto_dialect.dialect.types import (
 from pto_dialect.dialect.verifier_rules import layout_problem, tile_type_problem
 
 
-@pytest.fixture
-def ctx():
-    context = ir.Context()
-    load_dialect(context)
-    with context, ir.Location.unknown():
-        yield context
-
-
 def _tile(text: str) -> TileBufType:
     view, _ = parse_ptoas_type(text)
     return view
@@ -50,7 +43,7 @@ def _tile(text: str) -> TileBufType:
 
 
 def test_load_dialect_registers_every_op_of_the_table():
-    context = ir.Context()
+    context = ir.Context()  # a bare Context: loading the dialect is what is tested
     assert not is_loaded(context)
     load_dialect(context)
     assert is_loaded(context)
@@ -59,7 +52,7 @@ def test_load_dialect_registers_every_op_of_the_table():
 
 
 def test_load_dialect_twice_is_harmless():
-    context = ir.Context()
+    context = ir.Context()  # a bare Context: loading the dialect is what is tested
     load_dialect(context)
     load_dialect(context)
     with context:
@@ -83,7 +76,7 @@ def test_irdl_file_is_generated_from_the_tables():
 # --- typed views -------------------------------------------------------------
 
 
-def test_tile_view_reads_every_space_and_dtype(ctx):
+def test_tile_view_reads_every_space_and_dtype(context):
     for loc, dtype in itertools.product(SPACES, DTYPE_BYTES):
         view = TileBufType(loc, 4, 8, dtype)
         t = view.to_ir()
@@ -94,7 +87,7 @@ def test_tile_view_reads_every_space_and_dtype(ctx):
         assert multi_tile_type(t) is None
 
 
-def test_every_field_survives_the_generic_spelling(ctx):
+def test_every_field_survives_the_generic_spelling(context):
     view = TileBufType("acc", 32, 128, "f32", DYNAMIC, 64, "col_major", "row_major", 1024, 2, 1)
     t = view.to_ir()
     assert tile_type(t) == view
@@ -124,7 +117,7 @@ def test_valid_shape_defaults_to_the_shape():
     assert d.valid == (DYNAMIC, 4) and d.dynamic_valid == (True, False)
 
 
-def test_multi_view_reads_slot_and_count(ctx):
+def test_multi_view_reads_slot_and_count(context):
     slot = TileBufType("mat", 16, 32, "f16")
     t = MultiTileBufType(slot, 4).to_ir()
     view = multi_tile_type(t)
@@ -134,7 +127,7 @@ def test_multi_view_reads_slot_and_count(ctx):
     assert tile_type(t) is None
 
 
-def test_views_of_other_types_are_none(ctx):
+def test_views_of_other_types_are_none(context):
     for text in ("f32", "index", "memref<16x16xf32>", "tuple<i32>", "vector<4xf32>"):
         t = ir.Type.parse(text)
         assert buffer_type(t) is None
@@ -143,7 +136,7 @@ def test_views_of_other_types_are_none(ctx):
         assert pto_type(t) is None
 
 
-def test_pointer_and_view_types(ctx):
+def test_pointer_and_view_types(context):
     ptr = PtrType("f16")
     assert ptr.ptoas() == "!pto.ptr<f16, gm>"
     assert ptr.ptoas(stripped=True) == "<f16, gm>"
@@ -160,8 +153,7 @@ def test_pointer_and_view_types(ctx):
 def test_views_work_in_any_context():
     view = TileBufType("left", 16, 16, "f16")
     for _ in range(2):
-        context = ir.Context()
-        load_dialect(context)
+        context = pto_context()
         t = view.to_ir(context)
         assert t.context == context
         assert tile_type(t) == view
@@ -197,7 +189,7 @@ def test_types_module_needs_no_context_for_views():
 def _irdl_ops() -> dict[str, dict[str, tuple[list[str], str]]]:
     """op name -> {"operands"/"results": (names, variadicities)} from the IRDL file."""
     ops = {}
-    with ir.Context():
+    with ir.Context():  # the IRDL file read as IRDL (upstream's dialect), not loaded as pto
         module = ir.Module.parse(IRDL_FILE.read_text())
         (dialect,) = module.body.operations
         assert ir.StringAttr(dialect.attributes["sym_name"]).value == "pto"
@@ -274,7 +266,7 @@ def test_catalogue_has_the_semantic_tier_only():
     assert "pto.tpush_to_aiv" in effects.SYNTAX_OPS
 
 
-def test_operand_positions_follow_the_optional_operands(ctx):
+def test_operand_positions_follow_the_optional_operands(context):
     tile = TileBufType("vec", 16, 16, "f32").generic()
     text = f"""
     func.func @f(%a: {tile}, %t: {tile}, %d: {tile}) {{
@@ -318,7 +310,7 @@ def test_target_table_follows_the_contract():
     assert set(targets.TARGETS["a2a3"]) == set(SPACES)
 
 
-def test_arch_from_module_attribute_or_option(ctx):
+def test_arch_from_module_attribute_or_option(context):
     plain = ir.Module.parse("")
     a5 = ir.Module.parse('module attributes {pto.target_arch = "a5"} {}')
     a3 = ir.Module.parse('module attributes {pto.target_arch = "A3"} {}')

@@ -19,6 +19,7 @@ import collections
 import re
 
 import pytest
+from conftest import parse_kernel
 from oracle_support import ROOT, require
 
 import pto_dialect
@@ -170,7 +171,7 @@ def test_event_ids_agree_with_ptoas(pto_test_opt):
     converted, names, mine, over = [], [], [], []
     for name, text in KERNELS.items():
         for slots in ("uniform", "model"):
-            module = pto_dialect.parse(text, name)
+            module = parse_kernel(text, name=name)
             with module.context:
                 pto_dialect.run_passes(module, f"pto-pipeline{{use-ptoas-multi-buffer=true slots={slots}}}")
                 counted, is_over = ours(module)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import parse_kernel
 from mlir import ir
 
 import pto_dialect
@@ -54,7 +55,7 @@ def test_every_example_is_registered():
 
 
 def parsed(name: str) -> ir.Module:
-    return pto_dialect.parse((ROOT / "examples" / name).read_text(), name=f"examples/{name}")
+    return parse_kernel((ROOT / "examples" / name).read_text(), name=f"examples/{name}")
 
 
 def ops_named(module: ir.Module, op_name: str) -> list[ir.Operation]:
@@ -75,8 +76,8 @@ def counts(module: ir.Module) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_converts_with_the_tiles_its_comment_names(name):
-    with ir.Context():
-        module = parsed(name)
+    module = parsed(name)
+    with module.context:
         assert counts(module)[0] == 0
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
         assert counts(module) == (EXAMPLES[name].multi, EXAMPLES[name].single)
@@ -85,8 +86,8 @@ def test_example_converts_with_the_tiles_its_comment_names(name):
 
 
 def test_the_matmul_l0_halves_convert_when_their_spaces_are_asked_for():
-    with ir.Context():
-        module = parsed("matmul_kloop.pto")
+    module = parsed("matmul_kloop.pto")
+    with module.context:
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{spaces=vec,mat,left,right}")
         assert counts(module) == (6, 7)
 
@@ -94,8 +95,8 @@ def test_the_matmul_l0_halves_convert_when_their_spaces_are_asked_for():
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("multi_buffer", [False, True])
 def test_example_allocates(name, multi_buffer):
-    with ir.Context():
-        module = parsed(name)
+    module = parsed(name)
+    with module.context:
         pto_dialect.run_passes(module, "pto-pipeline", use_ptoas_multi_buffer=multi_buffer)
         allocs = ops_named(module, "pto.alloc_tile") + ops_named(module, "pto.alloc_multi_tile")
         assert allocs and all(has_addr(op) for op in allocs)
@@ -104,8 +105,8 @@ def test_example_allocates(name, multi_buffer):
 
 def run(name: str, pipeline: str | None = None):
     text = (ROOT / "examples" / name).read_text()
-    with ir.Context():
-        module = parsed(name)
+    module = parsed(name)
+    with module.context:
         if pipeline:
             pto_dialect.run_passes(module, pipeline)
         execution = execute(module.operation, EXAMPLES[name].function, source_text=text)

@@ -81,19 +81,16 @@ def test_comparing_large_buffers_makes_no_mask_of_their_size():
     assert mismatch.index == (ELEMENTS - 3,) and mismatch.differing == 2 and mismatch.total == ELEMENTS
 
 
-def test_a_pointer_buffer_grows_into_one_new_array():
+def test_a_pointer_buffer_grows_into_one_new_array(context):
     from mlir import ir
 
-    import pto_dialect
     from pto_dialect.dialect.types import PtrType
     from pto_dialect.interpreter.inputs import Argument, ArgumentBudget, _pointer
 
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        t = ir.Type.parse(PtrType("f32").generic())
-        buffer = _pointer(Argument(0, "%P", t, ir.Location.unknown()), 0, ArgumentBudget(1 << 40))
-        small = buffer._grow(buffer.flat, 1000)
-        peak, grown = peak_bytes(lambda: buffer._grow(small, ELEMENTS))
+    t = ir.Type.parse(PtrType("f32").generic())
+    buffer = _pointer(Argument(0, "%P", t, ir.Location.unknown()), 0, ArgumentBudget(1 << 40))
+    small = buffer._grow(buffer.flat, 1000)
+    peak, grown = peak_bytes(lambda: buffer._grow(small, ELEMENTS))
     assert peak <= grown.nbytes + (1 << 20), (peak, grown.nbytes)
     assert grown[:1000].tobytes() == small.tobytes()
     assert grown.tobytes()[: 4 * 5000] == buffer._grow(buffer.flat, 5000).tobytes()  # an element's value depends on its position only

@@ -20,23 +20,15 @@ import time
 from pathlib import Path
 
 import pytest
+from tool_support import tool_command, tool_environment
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "bench" / "tool"))
 from generate import pto_kernel  # noqa: E402
 
 BAD_OUTPUT = ("Traceback", "Assertion", "Segmentation", "Fatal Python error", "Aborted", "core dumped")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/status")
-
-
-def command(tool: str) -> list[str]:
-    """The installed command (its entry point is pto_dialect/tools/launch.py)."""
-    script = BIN / tool
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", f"from pto_dialect.tools.launch import {tool.replace('-', '_')} as m; m()"]
 
 
 def catches_sigint(pid: int) -> bool | None:
@@ -92,8 +84,7 @@ def sweep(tmp_path: Path, args: list[str], outputs: dict[Path, bytes], moments: 
     run was interrupted."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {**os.environ, "TMPDIR": str(scratch)}
-    env.pop("PTO_DEBUG", None)
+    env = tool_environment(TMPDIR=str(scratch))
     totals = []
     for _ in range(2):  # the shorter of two: the machine may be busy
         finished = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -133,7 +124,7 @@ def test_ctrl_c_at_any_moment_of_pto_opt(tmp_path):
     out, report = tmp_path / "out.pto", tmp_path / "report.json"
     out.write_bytes(b"the old output\n")
     report.write_bytes(b"the old report\n")
-    args = [*command("pto-opt"), str(kernel), "--convert-to-ptoas-multi-buffer", "-o", str(out), f"--pto-report={report}"]
+    args = [*tool_command("pto-opt"), str(kernel), "--convert-to-ptoas-multi-buffer", "-o", str(out), f"--pto-report={report}"]
     interrupted = sweep(tmp_path, args, {out: out.read_bytes(), report: report.read_bytes()}, moments=10)
     assert len(interrupted) >= 5, interrupted
 
@@ -143,7 +134,7 @@ def test_ctrl_c_at_any_moment_of_pto_run(tmp_path):
     kernel.write_text(pto_kernel(60))
     saved = tmp_path / "results.npz"
     saved.write_bytes(b"the old results\n")
-    args = [*command("pto-run"), str(kernel), "--func", "kernel", "--compare-pipeline", "convert-to-ptoas-multi-buffer", f"--save={saved}"]
+    args = [*tool_command("pto-run"), str(kernel), "--func", "kernel", "--compare-pipeline", "convert-to-ptoas-multi-buffer", f"--save={saved}"]
     interrupted = sweep(tmp_path, args, {saved: saved.read_bytes()}, moments=8)
     assert len(interrupted) >= 4, interrupted
 
@@ -155,7 +146,7 @@ def test_a_shell_reports_130_and_its_loop_stops(tmp_path):
     Ctrl-C, and goes on with the loop."""
     kernel = tmp_path / "k.pto"
     kernel.write_text(pto_kernel(4000))  # runs for seconds: still running when the Ctrl-C comes
-    tool = " ".join(f"'{a}'" for a in [*command("pto-opt"), str(kernel), "--convert-to-ptoas-multi-buffer", "-o", "/dev/null"])
+    tool = " ".join(f"'{a}'" for a in [*tool_command("pto-opt"), str(kernel), "--convert-to-ptoas-multi-buffer", "-o", "/dev/null"])
 
     shell = subprocess.Popen(["bash", "-c", f"{tool}; echo status=$?"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child = wait_for_child(shell.pid)

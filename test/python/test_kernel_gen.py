@@ -11,8 +11,8 @@ import subprocess
 import sys
 from collections import Counter
 
+from conftest import parse_kernel
 from hypothesis import HealthCheck, given, settings
-from mlir import ir
 
 import pto_dialect
 from pto_dialect.dialect.types import parse_ptoas_type
@@ -24,16 +24,15 @@ SEEDS = range(300)
 
 def run_generated(kernel):
     """Parse, verify and execute; return the execution (errors raise)."""
-    with ir.Context():
-        module = pto_dialect.parse(kernel.text, name=f"seed-{kernel.seed}.pto")
+    module = parse_kernel(kernel.text, name=f"seed-{kernel.seed}.pto")
+    with module.context:
         return execute(module.operation, kernel.function, values=kernel.values, source_text=kernel.text)
 
 
 def print_back(text: str, name: str = "k.pto") -> tuple[str, str]:
     """(ptoas text, generic text) of `text` read by pto-opt's reader."""
-    with ir.Context():
-        module = pto_dialect.parse(text, name=name)
-        return pto_dialect.print_module(module), pto_dialect.print_module(module, generic=True)
+    module = parse_kernel(text, name=name)
+    return pto_dialect.print_module(module), pto_dialect.print_module(module, generic=True)
 
 
 @functools.cache

@@ -93,3 +93,65 @@ def test_the_check_sees_lazy_imports(tmp_path):
     path.write_text("def f():\n    from ..driver import session\n")
     modules = {"pto_dialect.support.m": path, "pto_dialect.driver.session": path}
     assert _imports("pto_dialect.support.m", path, modules) == {"pto_dialect.driver.session"}
+
+
+# --- the unit tests' own layers ------------------------------------------------------------------
+#
+# test/python is three layers too: conftest.py (the Context, parsing,
+# running: docs/architecture.md, "Conventions"), the *_support.py modules
+# a group of tests shares (they may build on conftest), and the test_*.py
+# modules on top, which share nothing with each other except through the
+# two below. pto_dialect imports none of them (the package does not run
+# from test/).
+
+
+def _test_layer(module: str) -> int | None:
+    if module == "conftest":
+        return 0
+    if module.endswith("_support"):
+        return 1
+    if module.startswith("test_"):
+        return 2
+    return None
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The first name of every module `path` imports (lazy ones too)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+    return out
+
+
+def layer_problems_of_tests(test_dir: Path, package_files: list[Path]) -> list[str]:
+    """What breaks the layers above, one line each."""
+    tests = {p.stem: p for p in test_dir.glob("*.py") if _test_layer(p.stem) is not None}
+    wrong = []
+    for name, path in sorted(tests.items()):
+        for target in sorted(_top_level_imports(path) & set(tests)):
+            if target != name and _test_layer(target) >= _test_layer(name):
+                wrong.append(f"{path.name} imports {target}")
+    for path in package_files:
+        for target in sorted(_top_level_imports(path) & set(tests)):
+            wrong.append(f"{path} imports the test module {target}")
+    return wrong
+
+
+def test_test_support_imports_only_layers_below_it():
+    package = sorted((ROOT / "pto_dialect").rglob("*.py")) + sorted((ROOT / "passes").rglob("*.py"))
+    wrong = layer_problems_of_tests(ROOT / "test" / "python", package)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_test_layer_check_sees_a_test_importing_a_test(tmp_path):
+    (tmp_path / "conftest.py").write_text("def helper():\n    from oracle_support import ROOT\n")
+    (tmp_path / "oracle_support.py").write_text("from conftest import helper\n")
+    (tmp_path / "test_a.py").write_text("from conftest import helper\nfrom oracle_support import ROOT\n")
+    (tmp_path / "test_b.py").write_text("def test_b():\n    from test_a import helper\n")
+    package = tmp_path / "m.py"
+    package.write_text("import conftest\n")
+    found = [line.replace(str(tmp_path), "") for line in layer_problems_of_tests(tmp_path, [package])]
+    assert found == ["conftest.py imports oracle_support", "test_b.py imports test_a", "/m.py imports the test module conftest"]

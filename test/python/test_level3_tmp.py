@@ -25,7 +25,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 from pto_dialect.passes import allocate_memory_addr
 
 import pto_dialect
@@ -247,8 +247,8 @@ CASES = [(k, a) for k in KERNELS for a in ARCHS]
 def allocated(text: str, name: str, tmps: bool = True, pipeline: str = ALLOCATE) -> str:
     """`text` through `pipeline`, printed in ptoas syntax; `tmps=False`: as
     the pass was before its level3 rules (none of them applies)."""
-    with ir.Context():
-        module = pto_dialect.parse(text, name=name)
+    module = parse_kernel(text, name=name)
+    with module.context:
         if tmps:
             pto_dialect.run_passes(module, pipeline)
         else:
@@ -259,8 +259,7 @@ def allocated(text: str, name: str, tmps: bool = True, pipeline: str = ALLOCATE)
 
 def printed(text: str) -> str:
     """`text` read and printed back (the SSA names the pass's output has)."""
-    with ir.Context():
-        return pto_dialect.print_module(pto_dialect.parse(text, name="k.pto"))
+    return pto_dialect.print_module(parse_kernel(text, name="k.pto"))
 
 
 def added_tmps(text: str) -> list[str]:

@@ -12,11 +12,11 @@ it stores and returns, bit for bit.
 
 from __future__ import annotations
 
+from conftest import parse_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mlir import ir
 
-import pto_dialect
 from pto_dialect.analysis.loop_index import LoopBounds, count_trips, iteration_values, read_int
 from pto_dialect.testing.differential import SAME, check_kernel
 
@@ -167,9 +167,8 @@ def test_trip_count_is_what_the_loop_runs(loop):
 
     type_, unsigned, lb, ub, step = loop
     text, _ = loop_kernel(type_, unsigned, lb, ub, step, 2)
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = pto_dialect.parse(text)
+    module = parse_kernel(text)
+    with module.context:
         found = []
         module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
         bounds = LoopBounds.of(next(op for op in found if op.name == "scf.for"))
@@ -225,9 +224,8 @@ def test_the_static_schedule_reads_loops_as_they_run():
   }} {{pto.pipeline_stages = 2 : i64}}
   return
 }}"""
-        with ir.Context() as ctx:
-            pto_dialect.load_dialect(ctx)
-            module = pto_dialect.parse(text)
+        module = parse_kernel(text)
+        with module.context:
             found = []
             module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
             return loop_schedule(next(op for op in found if op.name == "scf.for"), source_text=text)
@@ -239,7 +237,7 @@ def test_the_static_schedule_reads_loops_as_they_run():
     assert ten.per_pipe_ops["V"] == 10
 
 
-def test_an_i1_loop_reads_true_with_its_signedness():
+def test_an_i1_loop_reads_true_with_its_signedness(context):
     """i1 `true` is 1 to an unsigned loop and -1 to a signed one (MLIR's
     cmpi slt on i1): `scf.for unsigned` from false to true by true runs once;
     a signed loop by true has step -1, which pto-run refuses and the passes
@@ -259,20 +257,18 @@ def test_an_i1_loop_reads_true_with_its_signedness():
   return %n : i64
 }}"""
 
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = pto_dialect.parse(kernel("unsigned "))
-        found = []
-        module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
-        assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).trip_count == 1
-        assert execute(module.operation, "f").scalars[0].value == 1
-        signed = pto_dialect.parse(kernel(""))
-        found = []
-        signed.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
-        assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).step_problem == "its step is -1; scf.for steps must be positive"
-        try:
-            execute(signed.operation, "f")
-        except InterpreterError as e:
-            assert "step must be positive, got -1" in e.message
-        else:
-            raise AssertionError("a signed i1 loop by true ran")
+    module = parse_kernel(kernel("unsigned "), context=context)
+    found = []
+    module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
+    assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).trip_count == 1
+    assert execute(module.operation, "f").scalars[0].value == 1
+    signed = parse_kernel(kernel(""), context=context)
+    found = []
+    signed.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
+    assert LoopBounds.of(next(op for op in found if op.name == "scf.for")).step_problem == "its step is -1; scf.for steps must be positive"
+    try:
+        execute(signed.operation, "f")
+    except InterpreterError as e:
+        assert "step must be positive, got -1" in e.message
+    else:
+        raise AssertionError("a signed i1 loop by true ran")

@@ -93,11 +93,9 @@ def test_an_unknown_use_counts_as_a_read():
     assert "used by 'test.peek'" in carried(body)["t"]
 
 
-def test_static_trip_count():
-    ctx = ir.Context()
-    with ctx, ir.Location.unknown():
-        module = ir.Module.parse(
-            """func.func @f(%n: index) {
+def test_static_trip_count(context):
+    module = ir.Module.parse(
+        """func.func @f(%n: index) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
   %c10 = arith.constant 10 : index
@@ -106,9 +104,9 @@ def test_static_trip_count():
   scf.for %i = %c0 to %n step %c3 { }
   return
 }"""
-        )
-        loops = [op for op in module.body.operations[0].regions[0].blocks[0].operations if op.name == "scf.for"]
-        assert [static_trip_count(loop.operation) for loop in loops] == [4, 0, None]
+    )
+    loops = [op for op in module.body.operations[0].regions[0].blocks[0].operations if op.name == "scf.for"]
+    assert [static_trip_count(loop.operation) for loop in loops] == [4, 0, None]
 
 
 def test_a_write_through_a_join_is_not_a_definite_write():

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from conftest import parse_kernel
+
 import pto_dialect
 from pto_dialect.analysis import liveness
 
@@ -44,7 +46,7 @@ def test_the_conversion_reads_a_functions_lifetimes_once(context, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(liveness, "function_liveness", counted)
-    module = pto_dialect.parse(kernel_with_a_buffer_across(30), name="k.pto", context=context)
+    module = parse_kernel(kernel_with_a_buffer_across(30), name="k.pto", context=context)
     with context:
         report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
     assert len(report.loops) == 30 and all(loop.converted for loop in report.loops)
@@ -62,7 +64,7 @@ def test_every_loop_sees_the_buffer_live_across_it(context):
             text = text.replace("cols=256, v_row=64, v_col=256", "cols=320, v_row=64, v_col=320").replace("64x256xf32", "64x320xf32")
             text = text.replace("[%c64, %c256]", "[%c64, %c320]")
             text = text.replace("%c1024 = arith.constant 1024 : index\n", "%c1024 = arith.constant 1024 : index\n  %c320 = arith.constant 320 : index\n")
-        module = pto_dialect.parse(text, name="k.pto", context=context)
+        module = parse_kernel(text, name="k.pto", context=context)
         with context:
             report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
         assert [loop.slots for loop in report.loops] == [slots] * 6

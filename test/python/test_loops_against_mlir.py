@@ -18,9 +18,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import parse_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mlir import ir
 
 import pto_dialect
 from pto_dialect.analysis.loop_index import read_int
@@ -104,9 +104,8 @@ def loops(draw):
 @given(loop=loops(), stages=st.integers(2, 4))
 def test_replicated_loops_compute_what_mlir_computes(loop, stages):
     text = scalar_kernel(*loop, stages)
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = pto_dialect.parse(text)
+    module = parse_kernel(text)
+    with module.context:
         reference = execute(module.operation, "main").scalars[0].value
         pto_dialect.run_passes(module, "pto-lower-pipeline-loops")
         replicated = str(module)

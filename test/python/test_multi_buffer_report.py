@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mlir import ir
+from conftest import parse_kernel, pto_context, record_diagnostics
 
 import pto_dialect
 
@@ -31,19 +31,13 @@ func.func @k(%src: !pv) {
 
 
 def run(pipeline: str):
-    remarks = []
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-
-        def handler(d):
-            if d.severity == ir.DiagnosticSeverity.REMARK:
-                remarks.append((d.location.start_line, d.message))
-            return True
-
-        ctx.attach_diagnostic_handler(handler)
-        module = pto_dialect.parse(KERNEL, name="kernel.pto")
+    ctx = pto_context()
+    seen = record_diagnostics(ctx)
+    module = parse_kernel(KERNEL, name="kernel.pto", context=ctx)
+    with ctx:
         report = pto_dialect.run_passes(module, pipeline)
         text = pto_dialect.print_module(module)
+    remarks = [(d.line, d.message) for d in seen if d.severity == "remark"]
     return report, remarks, text
 
 

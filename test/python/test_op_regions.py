@@ -17,10 +17,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import parse_kernel
 from mlir import ir
 
 from pto_dialect.analysis.regions import ValidExtents, may_write, op_regions, plain_strides
-from pto_dialect.api import parse
 from pto_dialect.dialect.effects import CATALOGUE
 from pto_dialect.dialect.types import TileBufType, parse_ptoas_type
 from pto_dialect.interpreter.errors import InterpreterError
@@ -252,8 +252,8 @@ def _bytes(ty: TileBufType, base: int, rows, cols) -> np.ndarray:
 
 
 def _run(text: str, arch: str):
-    with ir.Context():
-        module = parse(text)
+    module = parse_kernel(text)
+    with module.context:
         func = find_function(module.operation, "k")
         interp = Interpreter(module.operation, arch=arch)
         args = arguments(func, text)
@@ -269,8 +269,8 @@ def check(name: str, op_text: str, types: dict[str, str], arch: str) -> str:
     parsed = {k: _tile_type(v) for k, v in types.items()}
     bare = _kernel(name, op_text, types, [])
     try:
-        with ir.Context():
-            module = parse(bare)
+        module = parse_kernel(bare)
+        with module.context:
             op = _the_op(module)
             extents = ValidExtents()
             regions = op_regions(op, extents)

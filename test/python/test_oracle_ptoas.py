@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel, pto_context
 from oracle_support import ROOT, generated, repository, require
 
 from pto_dialect.testing import oracles, printed
@@ -242,15 +242,12 @@ def documented_differences() -> dict[str, str]:
 
 
 def _our_verdict(kernel: printed.Kernel) -> bool:
-    from pto_dialect.api import ParseError, parse
+    from pto_dialect.api import ParseError
 
-    with ir.Context() as ctx:
-        ctx.allow_unregistered_dialects = kernel.allow_unregistered
-        ctx.attach_diagnostic_handler(lambda _d: True)
-        try:
-            parse(kernel.text, name=kernel.origin)
-        except ParseError:
-            return False
+    try:
+        parse_kernel(kernel.text, name=kernel.origin, context=pto_context(kernel.allow_unregistered, quiet=True))
+    except ParseError:
+        return False
     return True
 
 

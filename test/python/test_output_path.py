@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import pto_context
 from mlir import ir
 
 from pto_dialect.driver.pass_pipeline import PipelineRun, PipelineSettings, build_pass_manager, resolve
@@ -38,7 +39,7 @@ def _converted(path: Path, context: ir.Context):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_a_module_printed_through_a_file_is_the_same_bytes(path):
-    session, module = _converted(path, ir.Context())
+    session, module = _converted(path, pto_context())
     try:
         for generic in (False, True):
             for debuginfo in (False, True):
@@ -83,7 +84,7 @@ def _writer_cases() -> list[str]:
     forms MLIR prints pto ops in, with and without locations."""
     texts = []
     for path in EXAMPLES:
-        session, module = _converted(path, ir.Context())
+        session, module = _converted(path, pto_context())
         try:
             for debuginfo in (False, True):
                 out = print_module(module, path.name, generic=True, debuginfo=debuginfo)

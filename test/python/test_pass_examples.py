@@ -11,7 +11,7 @@ import re
 import textwrap
 
 import pytest
-from conftest import parse_kernel, pto_context
+from conftest import parse_kernel
 from pto_dialect.passes import all_pass_classes
 
 import pto_dialect
@@ -81,6 +81,6 @@ def test_the_verify_example_is_refused_as_the_text_says():
     blocks = _blocks(PtoVerify.__doc__)
     (example,) = [b for intro, b in blocks if intro.startswith("Example")]
     quoted = re.search(r"gives `error: ([^`]*)`", PtoVerify.__doc__.replace("\n    ", " ")).group(1)
-    with pto_context(quiet=True), pytest.raises(ParseError) as info:
-        pto_dialect.parse(example)
+    with pytest.raises(ParseError) as info:
+        parse_kernel(example, quiet=True)
     assert f"error: {quoted}" in str(info.value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 from mlir.passmanager import PassManager
 
 import pto_dialect
@@ -14,10 +14,8 @@ KERNEL = (Path(__file__).resolve().parent.parent / "Pipeline" / "Inputs" / "kern
 
 
 def run(pipeline: str, **kwargs):
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: True)
-        module = pto_dialect.parse(KERNEL)
+    module = parse_kernel(KERNEL, quiet=True)
+    with module.context:
         report = pto_dialect.run_passes(module, pipeline, **kwargs)
         return report, pto_dialect.print_module(module)
 
@@ -48,10 +46,8 @@ def test_precedence(monkeypatch, env, keyword, option, expected, source):
 
 def test_add_passes_to_a_callers_pass_manager(monkeypatch):
     monkeypatch.delenv("PTO_PTOAS_MULTI_BUFFER", raising=False)
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: True)
-        module = pto_dialect.parse(KERNEL)
+    module = parse_kernel(KERNEL, quiet=True)
+    with module.context:
         pm = PassManager("builtin.module")
         pm.add("canonicalize")
         report = pto_dialect.add_passes(pm, "pto-pipeline{allocate=false},cse", use_ptoas_multi_buffer=True)

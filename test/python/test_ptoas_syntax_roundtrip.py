@@ -14,10 +14,10 @@ import itertools
 import re
 
 import pytest
+from conftest import pto_context
 from mlir import ir
 
 from pto_dialect.dialect import attributes as pto_attributes
-from pto_dialect.dialect.load import load_dialect
 from pto_dialect.dialect.ops import OPS, OpDef, op_def
 from pto_dialect.syntax.ptoas import to_generic, to_ptoas
 
@@ -110,9 +110,10 @@ def _module(d: OpDef, operands, results, attrs) -> str:
 
 @pytest.fixture(scope="module")
 def context():
-    ctx = ir.Context()
-    load_dialect(ctx)
-    return ctx
+    """One Context for all the module's ops (conftest's `context` is one per
+    test): parsing here is MLIR's own, of the reader's output, so that a
+    problem of the translation is seen as such."""
+    return pto_context()
 
 
 def _parse(text: str, context) -> ir.Module:

@@ -15,11 +15,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tool_support import BIN, tool_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "double_buffer_add.pto"
 INVALID = ROOT / "test" / "Tools" / "pto-opt" / "Inputs" / "invalid.pto"
-BIN = Path(sys.executable).parent
 
 
 def python(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -29,8 +29,7 @@ def python(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
 def tool(name: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("timeout", 600)
-    env = {k: v for k, v in os.environ.items() if k not in ("PTO_DEBUG", "PTO_PTOAS_MULTI_BUFFER")}
-    return subprocess.run([str(BIN / name), *args], env=env, **kwargs)
+    return subprocess.run([str(BIN / name), *args], env=tool_environment(), **kwargs)
 
 
 def peak_rss_mb(*args: str) -> int:

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 
 import pto_dialect
 from pto_dialect.testing.differential import MISMATCH, REPLAN_PIPELINES, check_kernel, check_transformation
@@ -76,8 +76,8 @@ def test_dropping_addresses_naively_changes_results(function):
 
 def test_decisions_are_in_the_report():
     text = (ROOT / "test" / "Conversion" / "ConvertToPtoasMultiBuffer" / "replan-fallback.pto").read_text()
-    with ir.Context():
-        module = pto_dialect.parse(text, name="fallback.pto")
+    module = parse_kernel(text, name="fallback.pto")
+    with module.context:
         report = pto_dialect.run_passes(module, "pto-replan")
     kept = [d for d in report.replan if not d.replanned]
     assert {d.tiles for d in kept} == {1, 2}

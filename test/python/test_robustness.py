@@ -4,7 +4,6 @@ on stderr, and prints no Python traceback and no "internal error"."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import subprocess
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_support import tool_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID_PATH = ROOT / "test" / "Dialect" / "pto" / "ops-print-exactly.pto"  # every op of the semantic tier
@@ -25,12 +25,11 @@ def valid_body() -> str:
 
 
 def run_pto_opt(path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PTO_DEBUG"}
     return subprocess.run(
         [sys.executable, "-m", "pto_dialect.tools.pto_opt", str(path), *args],
         capture_output=True,
         timeout=300,
-        env=env,
+        env=tool_environment(),
     )
 
 

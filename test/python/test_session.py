@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from conftest import pto_context
 from mlir import ir
 
 import pto_dialect
@@ -49,7 +50,7 @@ def test_pto_run_parses_through_the_session(parses, capsys):
 
 
 def test_the_api_parses_through_the_session(parses):
-    with ir.Context():
+    with pto_context():  # pto_dialect.parse itself is what is tested, not conftest's parse_kernel
         pto_dialect.parse(EXAMPLE.read_text(), name="k.mlir")
     assert parses == ["k.mlir"]
 
@@ -142,8 +143,7 @@ def test_report_locations_and_printed_locations_name_the_file():
     name_locations(report, "k.mlir")
     assert report.loops[0].location == "k.mlir:18:5" and report.loops[0].tiles[0].location == "k.mlir:19:12"
     assert user_location("other.mlir:1:1", "k.mlir") == "other.mlir:1:1"
-    with ir.Context() as context:
-        pto_dialect.load_dialect(context)
+    with pto_context():
         module = ir.Module.parse("func.func @f() {\n  return\n}\n")
         text = print_module(module, 'dir/"k".mlir', debuginfo=True).decode()
     assert 'loc("dir/\\"k\\".mlir":2:3)' in text

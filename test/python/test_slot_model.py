@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import parse_kernel, pto_context, record_diagnostics
 from mlir import ir
 
 import pto_dialect
@@ -37,14 +38,14 @@ SINGLE_PIPE_INTERMEDIATES = ("balanced.pto", "exp_chain.pto", "online_softmax.pt
 def run(name: str, stages: int, pipeline: str):
     """(cycles, peak bytes per space, report, execution) of an example at `stages`."""
     text = STAGES.sub(f"pto.pipeline_stages = {stages} : i64", (ROOT / "examples" / name).read_text())
-    remarks = []
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: remarks.append(str(d.message)) or d.severity != ir.DiagnosticSeverity.ERROR)
-        module = pto_dialect.parse(text, name=f"examples/{name}")
+    ctx = pto_context()
+    seen = record_diagnostics(ctx)
+    module = parse_kernel(text, name=f"examples/{name}", context=ctx)
+    with ctx:
         report = pto_dialect.run_passes(module, pipeline)
         execution = execute(module.operation, EXAMPLES[name], source_text=text, trace=True)
     peak = {space: b for memory in report.memory for space, b in memory.peak.items()}
+    remarks = [d.message for d in seen]
     return schedule(execution.trace, cost_table(execution.arch)).cycles, peak, report, execution, remarks
 
 
@@ -105,10 +106,8 @@ def test_a_loop_no_tile_gains_from_keeps_its_tiles_and_is_not_replicated():
 
 def test_model_is_idempotent():
     text = (ROOT / "examples" / "silu.pto").read_text()
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: True)
-        module = pto_dialect.parse(text, name="silu.pto")
+    module = parse_kernel(text, name="silu.pto", quiet=True)
+    with module.context:
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{slots=model}")
         once = pto_dialect.print_module(module)
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{slots=model}")
@@ -182,12 +181,12 @@ func.func @full(%src: !bv, %dst: !bv) {
 
 
 def test_a_loop_whose_tiles_overflow_even_single_is_declined_naming_the_space():
-    remarks = []
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: remarks.append(str(d.message)) or True)
-        module = pto_dialect.parse(FULL_EVEN_SINGLE, name="full.pto")
+    ctx = pto_context()
+    seen = record_diagnostics(ctx)
+    module = parse_kernel(FULL_EVEN_SINGLE, name="full.pto", context=ctx)
+    with ctx:
         report = pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{slots=model}")
+    remarks = [d.message for d in seen]
     (loop,) = report.loops
     assert not loop.converted
     assert 'pipeline loop is not converted: its eligible tiles do not fit "vec" on a2a3 even with one slot each' in remarks
@@ -233,10 +232,9 @@ def balanced_chains(chains: int, stages: int, rows: int) -> str:
 
 
 def model_report(text: str):
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        ctx.attach_diagnostic_handler(lambda d: True)
-        return pto_dialect.run_passes(pto_dialect.parse(text, name="k.pto"), "convert-to-ptoas-multi-buffer{slots=model}")
+    module = parse_kernel(text, name="k.pto", quiet=True)
+    with module.context:
+        return pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer{slots=model}")
 
 
 def one_trade_at_a_time(monkeypatch) -> None:
@@ -294,9 +292,8 @@ def test_a_choice_of_unequal_slot_counts_is_unrolled_for_its_largest():
     sys.path.insert(0, str(ROOT / "bench" / "tool"))
     from generate import slots_kernel
 
-    with ir.Context() as ctx:
-        pto_dialect.load_dialect(ctx)
-        module = pto_dialect.parse(slots_kernel(1, 16), name="k.pto")
+    module = parse_kernel(slots_kernel(1, 16), name="k.pto")
+    with module.context:
         ops = []
         module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
         loop = next(op for op in ops if op.name == "scf.for")

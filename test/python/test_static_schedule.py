@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import parse_kernel
 from mlir import ir
+from timing_support import a2a3_duration
 
-from pto_dialect.api import parse
 from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
 from pto_dialect.timing import cost_table, schedule
@@ -54,21 +55,13 @@ def _function(module) -> str:
 
 
 
-def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "vec") -> int:
-    """The a2a3 table's duration of `op` on an f32 rows x cols tile (timing/costs.py's formulas)."""
-    from pto_dialect.interpreter.trace import OpShape, TraceEvent
-
-    shape = OpShape("f32", 4, rows, cols, cols, src, dst)
-    return cost_table("a2a3").duration(TraceEvent(op, "V", "", (), (), rows * cols, 0, shape))
-
 def compare(text: str, pipeline: str | None = None, values=None, static_values=None):
     """(static schedule of the top-level loop, the run's schedule, its
     trace, the loop's trace events) for `text` after `pipeline`."""
-    with ir.Context() as ctx:
-        module = parse(text)
-        ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
+    module = parse_kernel(text, quiet=True)  # the passes' remarks
+    with module.context:
         if pipeline:
-            build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
+            build_pass_manager(pipeline, PipelineRun(), module.context).run(module.operation)
         run = execute(module.operation, _function(module), source_text=text, values=values, trace=True)
         run_schedule = schedule(run.trace, cost_table(run.arch))
         loop = _top_loop(module)
@@ -135,7 +128,7 @@ def test_double_buffering_is_seen_without_running():
     text = (ROOT / "examples" / "copy_scale.pto").read_text()
     single = compare(text)[0]
     double = compare(text, f"{MB},pto-allocate-memory-addr")[0]
-    load, scale, store = _d("pto.tload", src="gm"), _d("pto.tmuls"), _d("pto.tstore", dst="gm")
+    load, scale, store = a2a3_duration("pto.tload", src="gm"), a2a3_duration("pto.tmuls"), a2a3_duration("pto.tstore", dst="gm")
     assert store < load  # the store path is faster (arch_config's UB_TO_GM): MTE2 stays the bound
     assert single.per_pipe_busy["MTE2"] == load and single.per_pipe_busy["V"] == scale and single.per_pipe_busy["MTE3"] == store
     assert single.per_pipe_ops["MTE2"] == 1
@@ -231,7 +224,7 @@ def test_a_loop_invariant_gm_block_carries_a_dependence_across_iterations():
     pto.tstore ins(%b : {T}) outs(%p : {PV})
 """
     text = _kernel(body, args=", %base: index")
-    load, add, store = _d("pto.tload", src="gm"), _d("pto.tadds"), _d("pto.tstore", dst="gm")
+    load, add, store = a2a3_duration("pto.tload", src="gm"), a2a3_duration("pto.tadds"), a2a3_duration("pto.tstore", dst="gm")
     for pipeline in (None, f"{MB},pto-allocate-memory-addr"):
         static, _, _, ends, _ = compare(text, pipeline, values={"base": 16})
         assert static.cycles_per_iteration == load + add + store
@@ -254,7 +247,7 @@ def test_offsets_with_different_unknown_parts_are_assumed_disjoint():
     pipeline = f"{MB},pto-allocate-memory-addr"
     unknown = compare(text, pipeline, values={"x": 0, "y": 32})[0]
     aliased, _, _, ends, _ = compare(text, pipeline, values={"x": 16, "y": 16}, static_values={"x": 16, "y": 16})
-    assert unknown.cycles_per_iteration == _d("pto.tload", src="gm")  # MTE2-bound, as the run with x != y
+    assert unknown.cycles_per_iteration == a2a3_duration("pto.tload", src="gm")  # MTE2-bound, as the run with x != y
     assert aliased.cycles_per_iteration > unknown.cycles_per_iteration
     assert _relative_error(aliased, ends) <= 0.05
 
@@ -301,7 +294,7 @@ def test_a_nested_loop_with_known_bounds_is_unrolled():
     for pipeline in (None, f"{MB},pto-allocate-memory-addr"):
         static, exact, _, ends, loop_events = compare(_kernel(body), pipeline)
         assert static.per_pipe_ops["V"] == 3
-        assert static.per_pipe_busy["V"] == 3 * _d("pto.texp")
+        assert static.per_pipe_busy["V"] == 3 * a2a3_duration("pto.texp")
         assert _relative_error(static, ends) <= 0.05
         _same_events([e.event for e in exact.events], loop_events)
 
@@ -365,9 +358,8 @@ def test_generated_kernels_give_the_runs_events_and_schedule():
     checked = 0
     for seed in range(40):
         kernel = generate(seed)
-        with ir.Context() as ctx:
-            module = parse(kernel.text)
-            ctx.attach_diagnostic_handler(lambda d: True)
+        module = parse_kernel(kernel.text, quiet=True)
+        with module.context:
             run = execute(module.operation, kernel.function, source_text=kernel.text, values=kernel.values, trace=True)
             for loop in scf_loops(module.operation):
                 if loop.parent.operation.name != "func.func":
@@ -404,8 +396,8 @@ def test_a_branch_on_data_is_refused():
       pto.texp ins(%a : {T}) outs(%a : {T})
     }}
 """
-    with ir.Context():
-        module = parse(_kernel(body))
+    module = parse_kernel(_kernel(body))
+    with module.context:
         with pytest.raises(StaticScheduleError, match="condition of this scf.if is not known statically"):
             loop_schedule(_top_loop(module))
         op = next(o for o in module.body.operations[0].regions[0].blocks[0].operations if o.operation.name == "arith.constant")
@@ -417,7 +409,7 @@ def test_format_and_explain():
     text = (ROOT / "examples" / "copy_scale.pto").read_text()
     static = compare(text, f"{MB},pto-allocate-memory-addr")[0]
     summary = static.format()
-    load = _d("pto.tload", src="gm")
+    load = a2a3_duration("pto.tload", src="gm")
     assert f"cycles per iteration: {load}" in summary
     assert f"lower bound: {load} (MTE2, the busiest pipe)" in summary
     assert "32 iterations" in summary

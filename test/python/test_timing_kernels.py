@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
+from timing_support import a2a3_duration
 
-from pto_dialect.api import parse
 from pto_dialect.driver.pass_pipeline import PipelineRun, build_pass_manager
 from pto_dialect.interpreter import execute
 from pto_dialect.timing import CostTable, PipeCost, TimelineRun, cost_table, schedule, timeline_data, write_timeline
@@ -69,20 +69,12 @@ func.func @k(%A: !pto.ptr<f32>) {{
 
 
 
-def _d(op: str, rows: int = 16, cols: int = 64, src: str = "vec", dst: str = "vec") -> int:
-    """The a2a3 table's duration of `op` on an f32 rows x cols tile (timing/costs.py's formulas)."""
-    from pto_dialect.interpreter.trace import OpShape, TraceEvent
-
-    shape = OpShape("f32", 4, rows, cols, cols, src, dst)
-    return cost_table("a2a3").duration(TraceEvent(op, "V", "", (), (), rows * cols, 0, shape))
-
 def timed(text: str, pipeline: str | None = None, costs: CostTable | None = None, func: str = "k"):
     """The schedule of @func after `pipeline`."""
-    with ir.Context() as ctx:
-        module = parse(text)
-        ctx.attach_diagnostic_handler(lambda d: True)  # the passes' remarks
+    module = parse_kernel(text, quiet=True)  # the passes' remarks
+    with module.context:
         if pipeline:
-            build_pass_manager(pipeline, PipelineRun(), ctx).run(module.operation)
+            build_pass_manager(pipeline, PipelineRun(), module.context).run(module.operation)
         run = execute(module.operation, func, source_text=text, trace=True)
     return schedule(run.trace, costs or cost_table(run.arch))
 
@@ -125,7 +117,7 @@ def test_replication_overlaps_like_two_slots():
 
 def test_default_table_on_the_four_iteration_loop():
     # a3: a 16x16 f32 load (265 + 1024/128 = 273) and its scale, in turn; two slots overlap them
-    load, scale = _d("pto.tload", 16, 16, src="gm"), _d("pto.tmuls", 16, 16)
+    load, scale = a2a3_duration("pto.tload", 16, 16, src="gm"), a2a3_duration("pto.tmuls", 16, 16)
     assert load == 273
     assert timed(loop_kernel(stages=1)).cycles == 4 * (load + scale)
     assert timed(loop_kernel(), "convert-to-ptoas-multi-buffer").cycles == 4 * load + scale

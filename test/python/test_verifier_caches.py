@@ -9,9 +9,9 @@ scan finds what `source_text.spelled_pto_types` finds."""
 from __future__ import annotations
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 
-from pto_dialect.api import ParseError, parse
+from pto_dialect.api import ParseError
 from pto_dialect.dialect import verifier
 from pto_dialect.support.source_text import spelled_pto_types
 
@@ -21,11 +21,10 @@ VIEW = "!pto.tensor_view<64x64xf32>"
 
 def _diagnostics(text: str) -> list[tuple[int, str, str]]:
     """(line, severity, message) of every error and warning parsing `text` gives."""
-    with ir.Context():
-        try:
-            parse(text)
-        except ParseError as e:
-            return [(d.line, d.severity, d.message) for d in e.diagnostics if d.severity in ("error", "warning")]
+    try:
+        parse_kernel(text)
+    except ParseError as e:
+        return [(d.line, d.severity, d.message) for d in e.diagnostics if d.severity in ("error", "warning")]
     return []
 
 

@@ -9,19 +9,18 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from mlir import ir
+from conftest import parse_kernel
 
-from pto_dialect.api import ParseError, parse
+from pto_dialect.api import ParseError
 
 PAD_VALUES = ("null", "zero", "max", "min")  # ptoas's PadValue: 0, 1, 2, 3
 
 
 def _errors(text: str) -> list[str]:
-    with ir.Context():
-        try:
-            parse(text)
-        except ParseError as e:
-            return [d.message for d in e.diagnostics if d.severity == "error"]
+    try:
+        parse_kernel(text)
+    except ParseError as e:
+        return [d.message for d in e.diagnostics if d.severity == "error"]
     return []
 
 

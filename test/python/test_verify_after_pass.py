@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
+from conftest import parse_kernel
 from mlir import ir
 from mlir.passmanager import PassManager
 
@@ -59,9 +60,8 @@ class SaysNothing(ModulePass):
 @pytest.mark.parametrize("pass_class", [SaysWhatItChanged, SaysNothing])
 def test_an_invalid_op_made_by_a_pass_fails_the_pass(pass_class):
     errors = []
-    with ir.Context() as context:
-        pto_dialect.load_dialect(context)
-        module = pto_dialect.parse(KERNEL)
+    module = parse_kernel(KERNEL)
+    with module.context:
         pm = PassManager("builtin.module")
         PipelineRun().schedule(pm, [pass_class()])
         with pytest.raises(ir.MLIRError) as failure:
@@ -78,8 +78,7 @@ def test_a_pass_that_changed_nothing_is_not_checked_again(monkeypatch):
 
     calls = []
     monkeypatch.setattr(pipeline, "verify_module", lambda *a, **k: calls.append(a) or True)
-    with ir.Context() as context:
-        pto_dialect.load_dialect(context)
-        module = pto_dialect.parse(KERNEL)
+    module = parse_kernel(KERNEL)
+    with module.context:
         report = pto_dialect.run_passes(module, "pto-lower-pipeline-loops")
     assert calls == [] and report.loops == []
