@@ -18,7 +18,9 @@ ceil(cols * itemsize / 256) repeats. On a5 a tile whose rows are contiguous
 
     fixed + per_repeat * repeats + per_row * rows        cycles
 
-with its own three parameters (`VectorFormula`). The cube unit (M) takes
+with its own three parameters (`VectorFormula`); an a5 op has one such
+formula per path, the 1-D run's and the rows' (`PathFormula`), as pto-isa
+keys its a5 formulas. The cube unit (M) takes
 
     fixed + per_fractal * ceil(M/16) * ceil(K/k0) * ceil(N/16)
 
