@@ -376,7 +376,7 @@ class _Conversion:
             decision.reasons.append(f"slots=model, event ids: {event_trade.describe()}")
             diagnostics.emit_remark(event_trade.alloc.location, note)
         if choice.fits and choice.events is not None and choice.events.over:
-            note = f"slots=model: {over_budget_text(choice.events)}, whatever the slots of its tiles"
+            note = f"slots=model: over ptoas's event budget whatever the slots of its tiles: {over_budget_text(choice.events)}"
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
         if not choice.fits:

@@ -18,7 +18,9 @@ ceil(cols * itemsize / 256) repeats. On a5 a tile whose rows are contiguous
 
     fixed + per_repeat * repeats + per_row * rows        cycles
 
-with its own three parameters (`VectorFormula`). The cube unit (M) takes
+with its own three parameters (`VectorFormula`); an a5 op has one such
+formula per path, the 1-D run's and the rows' (`PathFormula`), as pto-isa
+keys its a5 formulas. The cube unit (M) takes
 
     fixed + per_fractal * ceil(M/16) * ceil(K/k0) * ceil(N/16)
 
@@ -120,7 +122,22 @@ class ConstantFormula:
         return self.fixed
 
 
-Formula = VectorFormula | CubeFormula | TransferFormula | ConstantFormula
+@dataclass(frozen=True)
+class PathFormula:
+    """A vector op timed apart on its two paths, as pto-isa keys its a5
+    formulas (include/pto/costmodel/a5/formula_costmodel/formula_params.csv,
+    `shape_path` 1D or 2D): a contiguous tile runs as one 1-D run, a tile
+    with padded rows row by row (`repeats`)."""
+
+    one_d: VectorFormula
+    two_d: VectorFormula
+
+    def cycles(self, shape: OpShape, one_d: bool) -> float:
+        _, rows = repeats(shape, one_d)
+        return (self.two_d if rows else self.one_d).cycles(shape, one_d)
+
+
+Formula = VectorFormula | CubeFormula | TransferFormula | ConstantFormula | PathFormula
 
 
 @dataclass(frozen=True)
@@ -183,7 +200,7 @@ _A2A3_VECTOR = {  # fitted: tests/costmodel/st/testcase/<op>/main.cpp
     "pto.tcolmax": VectorFormula(0.0, 0.009, 7.02),  # 5 points
     "pto.tcolsum": VectorFormula(0.0, 3.156, 0.00),  # 3 points
     "pto.tcvt": VectorFormula(20.0, 3.250, 0.00),  # 2 points
-    "pto.tdiv": VectorFormula(20.0, 4.196, 0.00),  # 2 points
+    "pto.tdiv": VectorFormula(30.0, 4.031, 0.00),  # 1 point (f32); the fixed part is pto-isa's vdiv calibration (ISA_FIXED)
     "pto.tdivs": VectorFormula(78.0, 3.968, 0.00),  # 4 points
     "pto.texp": VectorFormula(0.0, 1.469, 0.00),  # 5 points
     "pto.tmins": VectorFormula(12.0, 0.875, 0.00),  # 5 points
@@ -197,47 +214,61 @@ _A2A3_VECTOR = {  # fitted: tests/costmodel/st/testcase/<op>/main.cpp
     "pto.tsub": VectorFormula(0.0, 1.859, 0.53),  # 4 points
     "pto.ttrans": VectorFormula(20.0, 1.879, 0.00),  # 1 points
 }
-_A5_VECTOR = {  # fitted: tests/costmodel/st_a5_fit/testcase/<op>_fit/main.cpp
-    "pto.tadd": VectorFormula(51.0, 1.599, 3.79),  # 44 points
-    "pto.tcvt": VectorFormula(65.9, 1.125, 1.46),  # 144 points
-    "pto.tdivs": VectorFormula(64.2, 1.898, 2.18),  # 55 points
-    "pto.texp": VectorFormula(62.1, 1.889, 2.20),  # 52 points
-    "pto.tmins": VectorFormula(51.8, 1.108, 4.39),  # 44 points
-    "pto.tmul": VectorFormula(52.1, 1.591, 3.77),  # 44 points
-    "pto.tneg": VectorFormula(53.9, 1.103, 4.40),  # 44 points
-    "pto.trecip": VectorFormula(64.0, 1.897, 2.20),  # 52 points
-    "pto.trsqrt": VectorFormula(76.0, 4.000, 0.10),  # 52 points
-    "pto.tsqrt": VectorFormula(63.1, 1.889, 2.21),  # 52 points
-    "pto.tsub": VectorFormula(51.0, 1.599, 3.79),  # 44 points
+_A5_VECTOR = {  # fitted per path (PathFormula): tests/costmodel/st_a5_fit/testcase/<op>_fit/main.cpp
+    "pto.tadd": PathFormula(VectorFormula(54.0, 1.300), VectorFormula(48.8, 1.619, 3.87)),  # 44 points
+    "pto.tcvt": PathFormula(VectorFormula(65.3, 1.684), VectorFormula(56.8, 1.078, 2.85)),  # 144 points
+    "pto.tdivs": PathFormula(VectorFormula(64.3, 1.933), VectorFormula(61.8, 1.890, 2.45)),  # 55 points
+    "pto.texp": PathFormula(VectorFormula(63.2, 1.941), VectorFormula(60.7, 1.884, 2.38)),  # 52 points
+    "pto.tmins": PathFormula(VectorFormula(54.0, 1.000), VectorFormula(49.0, 1.100, 4.70)),  # 44 points
+    "pto.tmul": PathFormula(VectorFormula(56.0, 1.200), VectorFormula(49.8, 1.613, 3.88)),  # 44 points
+    "pto.tneg": PathFormula(VectorFormula(56.0, 1.000), VectorFormula(51.0, 1.094, 4.72)),  # 44 points
+    "pto.trecip": PathFormula(VectorFormula(64.3, 1.933), VectorFormula(61.8, 1.890, 2.45)),  # 52 points
+    "pto.trsqrt": PathFormula(VectorFormula(76.0, 4.000), VectorFormula(77.0, 4.000, 0.00)),  # 52 points
+    "pto.tsqrt": PathFormula(VectorFormula(64.2, 1.941), VectorFormula(61.7, 1.884, 2.38)),  # 52 points
+    "pto.tsub": PathFormula(VectorFormula(54.0, 1.300), VectorFormula(48.8, 1.619, 3.87)),  # 44 points
 }
 
 # Element types whose points a formula of their own fits better (scripts/fit_costs.py);
 # on a5 the f16 forms of the divider and transcendental ops run at the f32 rate per element.
 _A2A3_VECTOR_BY_DTYPE = {
+    # f16 tdiv runs f16 repeats of 128 lanes (pto-isa include/pto/npu/a2a3/TDiv.hpp:
+    # one vdiv per repeat) at a little over twice f32's time per repeat:
+    # 304 cycles for 64x64 against f32's 288 (tests/costmodel/st/testcase/tdiv/main.cpp);
+    # the fixed part is that of f32 (pto-isa's vdiv calibration, scripts/fit_costs.py ISA_FIXED).
+    ("pto.tdiv", "f16"): VectorFormula(30.0, 4.281, 0.00),  # 1 point
     ("pto.tadds", "f32"): VectorFormula(27.1, 0.933, 0.00),  # 3 points
     ("pto.tmuls", "f32"): VectorFormula(28.3, 0.929, 0.00),  # 3 points
 }
 _A5_VECTOR_BY_DTYPE = {
-    ("pto.texp", "f16"): VectorFormula(65.1, 1.966, 0.00),  # 9 points
-    ("pto.trecip", "f16"): VectorFormula(67.1, 1.949, 0.00),  # 9 points
-    ("pto.trsqrt", "f16"): VectorFormula(81.0, 4.017, 0.00),  # 9 points
-    ("pto.tsqrt", "f16"): VectorFormula(66.1, 1.966, 0.00),  # 9 points
+    ("pto.texp", "f16"): PathFormula(VectorFormula(65.2, 1.889), VectorFormula(65.2, 1.963, 0.00)),  # 9 points
+    ("pto.trecip", "f16"): PathFormula(VectorFormula(68.4, 1.778), VectorFormula(66.2, 1.963, 0.00)),  # 9 points
+    ("pto.trsqrt", "f16"): PathFormula(VectorFormula(80.9, 4.056), VectorFormula(80.9, 4.019, 0.00)),  # 9 points
+    ("pto.tsqrt", "f16"): PathFormula(VectorFormula(66.2, 1.889), VectorFormula(66.2, 1.963, 0.00)),  # 9 points
 }
-# tcvt on a5, per source and target type: tests/costmodel/st_a5_fit/testcase/tcvt_fit/main.cpp
+# tcvt on a5, per source and target type and per path (1-D: a contiguous
+# run; 2-D: row by row), as pto-isa's a5 formula_params.csv keys TCVT:
+# tests/costmodel/st_a5_fit/testcase/tcvt_fit/main.cpp, 3 1-D and 6 2-D
+# points a pair. The narrowing conversions to 8- and 4-bit floats take
+# about 12 cycles a repeat on a 1-D run and 40-80 on rows of more than one
+# repeat (3x384 f32 to e4m3: 890 cycles; 1x640: 178); their one-repeat rows
+# (3x128: 97) are far faster than that formula (docs/timing.md).
 _A5_TCVT = {
-    ("pto.tcvt", "Float4E1M2", "bf16"): VectorFormula(69.3, 1.689, 0.00),  # 9 points
-    ("pto.tcvt", "Float4E2M1", "bf16"): VectorFormula(69.3, 1.689, 0.00),  # 9 points
-    ("pto.tcvt", "Float8E4M3", "f32"): VectorFormula(62.4, 5.119, 0.00),  # 9 points
-    ("pto.tcvt", "Float8E5M2", "f32"): VectorFormula(62.4, 5.119, 0.00),  # 9 points
-    ("pto.tcvt", "HFloat8", "f32"): VectorFormula(62.4, 5.119, 0.00),  # 9 points
-    ("pto.tcvt", "bf16", "Float4E1M2"): VectorFormula(54.3, 12.658, 0.00),  # 9 points
-    ("pto.tcvt", "bf16", "Float4E2M1"): VectorFormula(54.3, 12.658, 0.00),  # 9 points
-    ("pto.tcvt", "bf16", "f16"): VectorFormula(53.0, 1.400, 0.00),  # 9 points
-    ("pto.tcvt", "bf16", "f32"): VectorFormula(54.9, 1.381, 0.00),  # 9 points
-    ("pto.tcvt", "f16", "HFloat8"): VectorFormula(53.8, 1.402, 0.00),  # 9 points
-    ("pto.tcvt", "f16", "f32"): VectorFormula(54.9, 1.381, 0.00),  # 9 points
-    ("pto.tcvt", "f32", "bf16"): VectorFormula(54.2, 1.167, 0.94),  # 9 points
-    ("pto.tcvt", "f32", "f16"): VectorFormula(54.2, 1.167, 0.94),  # 9 points
+    ("pto.tcvt", "Float4E1M2", "bf16"): PathFormula(VectorFormula(90.1, 0.444), VectorFormula(63.0, 1.689, 0.62)),  # 9 points
+    ("pto.tcvt", "Float4E2M1", "bf16"): PathFormula(VectorFormula(90.1, 0.444), VectorFormula(63.0, 1.689, 0.62)),  # 9 points
+    ("pto.tcvt", "Float8E4M3", "f32"): PathFormula(VectorFormula(88.2, 3.778), VectorFormula(58.2, 5.259, 0.00)),  # 9 points
+    ("pto.tcvt", "Float8E5M2", "f32"): PathFormula(VectorFormula(88.2, 3.778), VectorFormula(58.2, 5.259, 0.00)),  # 9 points
+    ("pto.tcvt", "HFloat8", "f32"): PathFormula(VectorFormula(88.2, 3.778), VectorFormula(58.2, 5.259, 0.00)),  # 9 points
+    ("pto.tcvt", "bf16", "Float4E1M2"): PathFormula(VectorFormula(54.6, 12.444), VectorFormula(59.0, 79.000, 41.00)),  # 9 points
+    ("pto.tcvt", "bf16", "Float4E2M1"): PathFormula(VectorFormula(54.6, 12.444), VectorFormula(59.0, 79.000, 41.00)),  # 9 points
+    ("pto.tcvt", "bf16", "f16"): PathFormula(VectorFormula(52.8, 1.222), VectorFormula(53.8, 1.392, 0.00)),  # 9 points
+    ("pto.tcvt", "bf16", "f32"): PathFormula(VectorFormula(73.0, 0.000), VectorFormula(54.9, 1.381, 0.00)),  # 9 points
+    ("pto.tcvt", "f16", "HFloat8"): PathFormula(VectorFormula(52.7, 1.333), VectorFormula(53.8, 1.402, 0.00)),  # 9 points
+    ("pto.tcvt", "f16", "f32"): PathFormula(VectorFormula(73.0, 0.000), VectorFormula(54.9, 1.381, 0.00)),  # 9 points
+    ("pto.tcvt", "f32", "Float8E4M3"): PathFormula(VectorFormula(54.7, 12.333), VectorFormula(59.0, 39.500, 40.00)),  # 9 points
+    ("pto.tcvt", "f32", "Float8E5M2"): PathFormula(VectorFormula(54.7, 12.333), VectorFormula(59.0, 39.500, 40.00)),  # 9 points
+    ("pto.tcvt", "f32", "HFloat8"): PathFormula(VectorFormula(54.7, 12.333), VectorFormula(59.0, 39.500, 40.00)),  # 9 points
+    ("pto.tcvt", "f32", "bf16"): PathFormula(VectorFormula(51.7, 1.333), VectorFormula(57.0, 1.167, 0.00)),  # 9 points
+    ("pto.tcvt", "f32", "f16"): PathFormula(VectorFormula(51.7, 1.333), VectorFormula(57.0, 1.167, 0.00)),  # 9 points
 }
 
 # Ops without measured points, priced as the measured op they are built like.

@@ -14,7 +14,6 @@ from pto_dialect.timing import cost_table
 from pto_dialect.timing.measured import markdown, points, precision, report
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "timing.md"
-TOLERANCE = 0.03  # per op, how far below pto-isa's own median accuracy ours may be (docs/timing.md names each such op)
 
 
 def test_the_median_precision_over_all_measured_points_is_at_least_0_9():
@@ -26,7 +25,7 @@ def test_the_median_precision_over_all_measured_points_is_at_least_0_9():
 
 def test_per_op_our_precision_is_at_least_pto_isas_own():
     _, ops = report()
-    short = [(r.arch, r.op, round(r.ours, 3), round(r.theirs, 3)) for r in ops if r.ours < r.theirs - TOLERANCE]
+    short = [(r.arch, r.op, round(r.ours, 3), round(r.theirs, 3)) for r in ops if r.ours < r.theirs]
     assert not short
 
 
@@ -83,3 +82,19 @@ def test_op_shape_reads_what_the_formulas_need():
     ld = op_shape("pto.tload", [view], [_Tile("vec", "f32", 4, (256, 64))])
     assert (ld.blocks, ld.src, ld.dst) == (8, "gm", "vec")
     assert isinstance(ld, OpShape)
+
+
+def test_a5_prices_a_contiguous_run_and_padded_rows_on_their_own_paths():
+    # f32 to e4m3 (tests/costmodel/st_a5_fit/testcase/tcvt_fit/main.cpp): the
+    # 1x640 run takes 178 cycles, 3x384 rows of a 448-wide tile 890
+    from pto_dialect.interpreter.trace import TraceEvent
+
+    table = cost_table("a5")
+
+    def cycles(rows, cols, row_elems):
+        shape = OpShape("Float8E4M3", 4, rows, cols, row_elems, "vec", "vec", src_dtype="f32")
+        return table.duration(TraceEvent("pto.tcvt", "V", "x", (), (), rows * cols, 0, shape))
+
+    assert precision(cycles(1, 640, 640), 178) > 0.97
+    assert precision(cycles(3, 384, 448), 890) > 0.97
+    assert cycles(3, 384, 384) < cycles(3, 384, 448) / 3  # the same elements as one contiguous run
