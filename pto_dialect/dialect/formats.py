@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .attributes import attr
+
 # --- elements --------------------------------------------------------------------
 
 
@@ -339,10 +341,41 @@ def _print_struct_path(value: str) -> str | None:
     return "[" + (", ".join(re.split(r"\s*,\s*", m.group(1))) if m.group(1) else "") + "]"
 
 
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_PIPE_TOKEN = re.compile(r"#pto\.pipe<\s*(\w+)\s*>")
+_SYNC_OP_TYPES = frozenset(
+    "TLOAD TSTORE_ACC TSTORE_VEC TMOV_M2L TMOV_M2S TMOV_M2B TMOV_M2V TMOV_V2M TMATMUL TVEC TVECWAIT_EVENT".split()
+)  # PTO_SyncOpTypeEnum, tonibohnlein/PTOAS include/PTO/IR/PTOAttrs.td
+
+
+def _read_pipe_token(text: str, pos: int) -> tuple[int, str] | None:
+    """`"PIPE_MTE2"` -> `#pto.pipe<PIPE_MTE2>`, `"TLOAD"` ->
+    `#pto.pipe_event_type<TLOAD>`, or None."""
+    m = _STRING.match(text, pos)
+    if m is None:
+        return None
+    token = m.group(1)
+    if token in attr("pipe").values:
+        return m.end(), f"#pto.pipe<{token}>"
+    if token in _SYNC_OP_TYPES:
+        return m.end(), f"#pto.pipe_event_type<{token}>"
+    return None
+
+
+def _print_pipe_token(value: str) -> str | None:
+    """`#pto.pipe<PIPE_MTE2>` -> `"PIPE_MTE2"`, or None for another attribute."""
+    m = _PIPE_TOKEN.fullmatch(value.strip())
+    return f'"{m.group(1)}"' if m else None
+
+
 CUSTOM_DIRECTIVES = {
     # tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseStructPath / printStructPath:
     # a DenseI64ArrayAttr as a bracketed list of field indices, `[0, 2]`
     "StructPath": (_read_struct_path, _print_struct_path),
+    # not an ODS directive: the leading token of ptoas's hand-written
+    # parseBufSyncOp / parseBufDynSyncOp (lib/PTO/IR/PTO.cpp), a pipe or a sync
+    # op type as a string, which printBufSyncOp prints for a pipe
+    "PipeToken": (_read_pipe_token, _print_pipe_token),
 }
 """The custom directives of ptoas's ODS formats that formats read: name ->
 (reader: (text, position) -> (end, the attribute's text) or None, printer:

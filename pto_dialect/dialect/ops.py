@@ -380,6 +380,15 @@ def _comm_collective(fixed: list[str], ping: str, pong: str) -> tuple[str, str]:
     return (form([ping, pong]), form([ping]))
 
 
+_BUF_SYNC_FORMATS = (
+    "custom<PipeToken>($op_type) `,` $buf_id (`,` $mode^)? attr-dict",
+    "`[` $op_type `,` $buf_id (`,` $mode^)? `]` attr-dict",
+)
+"""get_buf's and rls_buf's forms (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp,
+parseBufSyncOp, parseBufDynSyncOp; `buf_id` a static integer or a dynamic
+index): the op type a string (`"PIPE_MTE2", 3, 0`), or any attribute in
+brackets (`[#pto.pipe_event_type<TLOAD>, 3, 0]`)."""
+
 _SYNC_EVENT_FORMATS = ("$pipe `,` $event_id_dyn attr-dict", "$pipe `,` $event_id attr-dict")
 """`<PIPE_X>, %e` or `<PIPE_X>, 3` (the pipe stripped, or in full): the
 event-id forms of ptoas's parseSyncEventOpCommon (tonibohnlein/PTOAS
@@ -1774,9 +1783,13 @@ OPS: tuple[OpDef, ...] = (
             Attribute("dst_pipe", _enum("pipe"), required=True),
             Attribute("event_id", _enum("event"), required=True),
         ),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
         tier="syntax",
         summary="Set synchronization flag between pipes",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetFlagOp::parse,
+        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
+        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
     ),
     OpDef(
         "wait_flag",
@@ -1786,9 +1799,13 @@ OPS: tuple[OpDef, ...] = (
             Attribute("dst_pipe", _enum("pipe"), required=True),
             Attribute("event_id", _enum("event"), required=True),
         ),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
         tier="syntax",
         summary="Wait for synchronization flag",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, WaitFlagOp::parse,
+        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
+        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
     ),
     OpDef(
         "set_flag_dyn",
@@ -1809,34 +1826,58 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(
+            Attribute("op_type", ANY_ATTR, required=True),
+            Attribute("buf_id", _int(32), required=True),
+            Attribute("mode", _int(32), "0", held=True, always=True),
+        ),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Acquire a buffer-id token for a sync op type (A5)",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufOp::parse,
+        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "get_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Acquire a buffer-id token (dynamic buf-id)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufDynOp::parse,
+        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "rls_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(
+            Attribute("op_type", ANY_ATTR, required=True),
+            Attribute("buf_id", _int(32), required=True),
+            Attribute("mode", _int(32), "0", held=True, always=True),
+        ),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Release a buffer-id token for a sync op type (A5)",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufOp::parse,
+        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "rls_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Release a buffer-id token (dynamic buf-id)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufDynOp::parse,
+        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "sync.set",

@@ -178,10 +178,8 @@ def test_every_op_prints_in_ptoas_syntax_in_its_usual_forms(context):
 
 
 # Ops read and printed in the generic form only (docs/dialect.md, "Ops"):
-# ptoas's custom parsers and printers the op table does not spell, its ops
-# with a region, and formats with directives formats.py does not read
-# (custom<StructPath>, functional-type, type(results)).
-GENERIC_ONLY = set("section.cube section.vector section.simt fusion_region yield set_flag wait_flag get_buf get_buf_dyn rls_buf rls_buf_dyn".split())
+# ptoas's ops with a region, which the reader does not translate.
+GENERIC_ONLY = set("section.cube section.vector section.simt fusion_region yield".split())
 
 
 # Forms ptoas's parsers have, by (op, operand counts): each must print in
