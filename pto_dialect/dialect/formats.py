@@ -371,19 +371,22 @@ def _print_pipe_token(value: str) -> str | None:
 CUSTOM_DIRECTIVES = {
     # tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseStructPath / printStructPath:
     # a DenseI64ArrayAttr as a bracketed list of field indices, `[0, 2]`
-    "StructPath": (_read_struct_path, _print_struct_path),
+    "StructPath": (_read_struct_path, _print_struct_path, "'['"),
     # not an ODS directive: the leading token of ptoas's hand-written
     # parseBufSyncOp / parseBufDynSyncOp (lib/PTO/IR/PTO.cpp), a pipe or a sync
     # op type as a string, which printBufSyncOp prints for a pipe
-    "PipeToken": (_read_pipe_token, _print_pipe_token),
+    "PipeToken": (_read_pipe_token, _print_pipe_token, "string pipe or sync op type"),
 }
 """The custom directives of ptoas's ODS formats that formats read: name ->
 (reader: (text, position) -> (end, the attribute's text) or None, printer:
 the attribute's text -> its notation, or None when it has none: the op is
-then not printed through the format)."""
+then not printed through the format; what a text lacking it is told it
+expected)."""
 
 
 def _describe(element) -> str:
+    if isinstance(element, Custom):
+        return CUSTOM_DIRECTIVES[element.directive][2]
     if isinstance(element, Literal):
         return f"'{element.text}'"
     if isinstance(element, Var):
