@@ -32,8 +32,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .attributes import attr
-
 # --- elements --------------------------------------------------------------------
 
 
@@ -351,6 +349,8 @@ _SYNC_OP_TYPES = frozenset(
 def _read_pipe_token(text: str, pos: int) -> tuple[int, str] | None:
     """`"PIPE_MTE2"` -> `#pto.pipe<PIPE_MTE2>`, `"TLOAD"` ->
     `#pto.pipe_event_type<TLOAD>`, or None."""
+    from .attributes import attr  # here, not at the top: the one use of the table
+
     m = _STRING.match(text, pos)
     if m is None:
         return None
