@@ -12,7 +12,9 @@ group; unqualified pto pointer types print stripped, `<f32, gm>`),
 groups `( ... )?` whose anchor `^` decides whether they are there. Two
 directives cover what ptoas's custom parsers do: `clauses(k1, k2, ...)`
 (`k = v` attribute clauses in any order, printed in the listed order) and
-`operand-clauses(a, b, ...)` (`a = %v : T` operand clauses).
+`operand-clauses(a, b, ...)` (`a = %v : T` operand clauses). A custom
+directive of ptoas's ODS, `custom<Name>($x)`, is read and printed as
+`CUSTOM_DIRECTIVES` says (only those it lists).
 
 `Format.read` matches the format at a position of ptoas text and returns
 what it found (a `Match`); `Format.write` prints an op's parts back,
@@ -44,6 +46,14 @@ class Var:
 
     name: str
     qualified: bool = False  # attributes: printed in full rather than stripped
+
+
+@dataclass
+class Custom(Var):
+    """`custom<Name>($attr)`: an attribute in the notation of one of ptoas's
+    custom directives (`CUSTOM_DIRECTIVES`)."""
+
+    directive: str = ""
 
 
 @dataclass
@@ -82,7 +92,7 @@ class FormatError(ValueError):
 
 
 _FORMAT_TOKEN = re.compile(
-    r"\s*(?:`(?P<lit>[^`]*)`|\$(?P<var>\w+)|(?P<kw>qualified|type|attr-dict|clauses|operand-clauses)\b|(?P<p>[()?^,])|(?P<name>[A-Za-z_]\w*))"
+    r"\s*(?:`(?P<lit>[^`]*)`|\$(?P<var>\w+)|(?P<custom>custom<\w+>)|(?P<kw>qualified|type|attr-dict|clauses|operand-clauses)\b|(?P<p>[()?^,])|(?P<name>[A-Za-z_]\w*))"
 )
 
 
@@ -122,6 +132,14 @@ def _parse_elements(tokens, i, top=False):
         elif kind == "kw" and value in ("type", "qualified"):
             element, i = _parse_directive(tokens, i)
             out.append(element)
+        elif kind == "custom":
+            directive = value[len("custom<") : -1]
+            if directive not in CUSTOM_DIRECTIVES:
+                raise FormatError(f"unknown custom directive {directive!r}")
+            if tokens[i + 1 : i + 2] != [("p", "(")] or tokens[i + 2][0] != "var" or tokens[i + 3 : i + 4] != [("p", ")")]:
+                raise FormatError(f"custom<{directive}> takes one `($attr)`")
+            out.append(Custom(tokens[i + 2][1], directive=directive))
+            i += 4
         elif kind == "kw" and value in ("clauses", "operand-clauses"):
             names, i = _parse_name_list(tokens, i + 1)
             out.append(Clauses(names) if value == "clauses" else OperandClauses(names))
@@ -190,8 +208,9 @@ class Groups:
 @dataclass(frozen=True)
 class AttrKind:
     """How an attribute of an op is spelled: `kind` is one of `int`
-    (with `width`), `bool`, `string`, `symbol`, `array`, `enum` (a `#pto`
-    attribute, `enum` naming it), `any`."""
+    (with `width`), `bool`, `string`, `symbol`, `array` (`[1, 2]`),
+    `dense_i64` (`array<i64: 1, 2>`), `enum` (a `#pto` attribute, `enum`
+    naming it), `any`."""
 
     kind: str
     width: int = 0
@@ -299,7 +318,75 @@ def scan_attribute(text: str, pos: int) -> int:
     return end
 
 
+_STRUCT_PATH = re.compile(r"\[\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\]")
+_DENSE_I64 = re.compile(r"array<i64(?::\s*(-?\d+(?:\s*,\s*-?\d+)*))?>")
+
+
+def _read_struct_path(text: str, pos: int) -> tuple[int, str] | None:
+    """`[0, 2]` -> (its end, `array<i64: 0, 2>`), or None."""
+    m = _STRUCT_PATH.match(text, pos)
+    if m is None:
+        return None
+    indices = re.split(r"\s*,\s*", m.group(1)) if m.group(1) else []
+    return m.end(), "array<i64" + (": " + ", ".join(indices) if indices else "") + ">"
+
+
+def _print_struct_path(value: str) -> str | None:
+    """`array<i64: 0, 2>` -> `[0, 2]`, or None for another attribute."""
+    m = _DENSE_I64.fullmatch(value.strip())
+    if m is None:
+        return None
+    return "[" + (", ".join(re.split(r"\s*,\s*", m.group(1))) if m.group(1) else "") + "]"
+
+
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_PIPE_TOKEN = re.compile(r"#pto\.pipe<\s*(\w+)\s*>")
+_SYNC_OP_TYPES = frozenset(
+    "TLOAD TSTORE_ACC TSTORE_VEC TMOV_M2L TMOV_M2S TMOV_M2B TMOV_M2V TMOV_V2M TMATMUL TVEC TVECWAIT_EVENT".split()
+)  # PTO_SyncOpTypeEnum, tonibohnlein/PTOAS include/PTO/IR/PTOAttrs.td
+
+
+def _read_pipe_token(text: str, pos: int) -> tuple[int, str] | None:
+    """`"PIPE_MTE2"` -> `#pto.pipe<PIPE_MTE2>`, `"TLOAD"` ->
+    `#pto.pipe_event_type<TLOAD>`, or None."""
+    from .attributes import attr  # here, not at the top: the one use of the table
+
+    m = _STRING.match(text, pos)
+    if m is None:
+        return None
+    token = m.group(1)
+    if token in attr("pipe").values:
+        return m.end(), f"#pto.pipe<{token}>"
+    if token in _SYNC_OP_TYPES:
+        return m.end(), f"#pto.pipe_event_type<{token}>"
+    return None
+
+
+def _print_pipe_token(value: str) -> str | None:
+    """`#pto.pipe<PIPE_MTE2>` -> `"PIPE_MTE2"`, or None for another attribute."""
+    m = _PIPE_TOKEN.fullmatch(value.strip())
+    return f'"{m.group(1)}"' if m else None
+
+
+CUSTOM_DIRECTIVES = {
+    # tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, parseStructPath / printStructPath:
+    # a DenseI64ArrayAttr as a bracketed list of field indices, `[0, 2]`
+    "StructPath": (_read_struct_path, _print_struct_path, "'['"),
+    # not an ODS directive: the leading token of ptoas's hand-written
+    # parseBufSyncOp / parseBufDynSyncOp (lib/PTO/IR/PTO.cpp), a pipe or a sync
+    # op type as a string, which printBufSyncOp prints for a pipe
+    "PipeToken": (_read_pipe_token, _print_pipe_token, "string pipe or sync op type"),
+}
+"""The custom directives of ptoas's ODS formats that formats read: name ->
+(reader: (text, position) -> (end, the attribute's text) or None, printer:
+the attribute's text -> its notation, or None when it has none: the op is
+then not printed through the format; what a text lacking it is told it
+expected)."""
+
+
 def _describe(element) -> str:
+    if isinstance(element, Custom):
+        return CUSTOM_DIRECTIVES[element.directive][2]
     if isinstance(element, Literal):
         return f"'{element.text}'"
     if isinstance(element, Var):
@@ -386,6 +473,13 @@ class Format:
                 return pos
             return end
         before, pos = pos, _skip(text, pos)
+        if isinstance(element, Custom):
+            read = CUSTOM_DIRECTIVES[element.directive][0](text, pos)
+            if read is None:
+                return -1
+            end, value = read
+            match.attributes[element.name] = (value, pos)
+            return end
         if isinstance(element, Var):
             if element.name in self.groups.attributes:
                 end = scan_attribute(text, pos)
@@ -553,6 +647,8 @@ class Format:
                     if e.name in groups.attributes:
                         if e.name not in parts.attributes and e.name not in parts.defaults:
                             return False
+                        if isinstance(e, Custom) and CUSTOM_DIRECTIVES[e.directive][1](parts.attribute_text(e.name, True)) is None:
+                            return False  # a value the directive has no notation for
                         spelled.add(e.name)
                     else:
                         if groups.operands.get(e.name) != "variadic" and len(parts.operands.get(e.name) or ()) != 1:
@@ -675,7 +771,9 @@ class Format:
         state.should_space = True
         if not printing:
             return
-        if isinstance(element, Var):
+        if isinstance(element, Custom):
+            out.append(CUSTOM_DIRECTIVES[element.directive][1](parts.attribute_text(element.name, True)))
+        elif isinstance(element, Var):
             if element.name in self.groups.attributes:
                 out.append(parts.attribute_text(element.name, element.qualified))
             else:

@@ -299,6 +299,7 @@ BOOL = AttrKind("bool")
 STRING = AttrKind("string")
 SYMBOL = AttrKind("symbol")
 ARRAY = AttrKind("array")
+DENSE_I64 = AttrKind("dense_i64")  # a DenseI64ArrayAttr: `array<i64: 0, 2>`
 ANY_ATTR = AttrKind("any")
 
 
@@ -358,6 +359,41 @@ _ROW_EXPAND_TMP = Level3Tmp(
     ),
     source=f"{PTOAS_IMPLICIT_TMP} (materializeTRowExpandTmp); test/lit/pto/trowexpand_implicit_tmp_materialization.pto",
 )
+
+
+def _comm_collective(fixed: list[str], ping: str, pong: str) -> tuple[str, str]:
+    """`(%a[, %b], recv(%ping[, %pong]), group(%g, ...) : TA[, TB], TPING[, TPONG], TG, ...)
+    attr-dict`, ptoas's collectives (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp,
+    parseCommRecvClause, parseCommCollectiveTail): with the pong, and
+    without, since without it the first group type follows ping's."""
+    names = " `,` ".join(f"${n}" for n in fixed)
+    types = " `,` ".join(f"qualified(type(${n}))" for n in fixed)
+
+    def form(recv: list[str]) -> str:
+        recv_names = " `,` ".join(f"${n}" for n in recv)
+        recv_types = " `,` ".join(f"qualified(type(${n}))" for n in recv)
+        return (
+            f"`(` {names} `,` `recv` `(` {recv_names} `)` `,` `group` `(` $group `)` "
+            f"`:` {types} `,` {recv_types} `,` qualified(type($group)) `)` attr-dict"
+        )
+
+    return (form([ping, pong]), form([ping]))
+
+
+_BUF_SYNC_FORMATS = (
+    "custom<PipeToken>($op_type) `,` $buf_id (`,` $mode^)? attr-dict",
+    "`[` $op_type `,` $buf_id (`,` $mode^)? `]` attr-dict",
+)
+"""get_buf's and rls_buf's forms (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp,
+parseBufSyncOp, parseBufDynSyncOp; `buf_id` a static integer or a dynamic
+index): the op type a string (`"PIPE_MTE2", 3, 0`), or any attribute in
+brackets (`[#pto.pipe_event_type<TLOAD>, 3, 0]`)."""
+
+_SYNC_EVENT_FORMATS = ("$pipe `,` $event_id_dyn attr-dict", "$pipe `,` $event_id attr-dict")
+"""`<PIPE_X>, %e` or `<PIPE_X>, 3` (the pipe stripped, or in full): the
+event-id forms of ptoas's parseSyncEventOpCommon (tonibohnlein/PTOAS
+lib/PTO/IR/PTO.cpp), which sync.set, sync.wait and the cross- and
+intra-block flag ops share."""
 
 
 def _binary(name: str, summary: str) -> OpDef:
@@ -1537,33 +1573,45 @@ OPS: tuple[OpDef, ...] = (
         "comm.tbroadcast",
         (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
         attributes=(Attribute("root", _int(32), required=True),),
+        formats=_comm_collective(["src"], "ping", "pong"),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Broadcast local GM data to all group members",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TBroadcastOp::parse /
+        # parseCommCollectiveTail): `(%x, recv(%ping[, %pong]), group(%g...) : types) {root = N : i32}`
     ),
     OpDef(
         "comm.tgather",
         (Operand("dst", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
         attributes=(Attribute("root", _int(32), required=True),),
+        formats=_comm_collective(["dst"], "ping", "pong"),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Gather remote GM data from a communication group",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, CommTGatherOp::parse /
+        # parseCommCollectiveTail): `(%x, recv(%ping[, %pong]), group(%g...) : types) {root = N : i32}`
     ),
     OpDef(
         "comm.tscatter",
         (Operand("src", ANY), Operand("ping", ANY), Operand("pong", ANY, "optional"), Operand("group", ANY, "variadic")),
         attributes=(Attribute("root", _int(32), required=True),),
+        formats=_comm_collective(["src"], "ping", "pong"),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Scatter local GM data to a communication group",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, CommTScatterOp::parse /
+        # parseCommCollectiveTail): `(%x, recv(%ping[, %pong]), group(%g...) : types) {root = N : i32}`
     ),
     OpDef(
         "comm.treduce",
         (Operand("dst", ANY), Operand("acc", ANY), Operand("recvPing", ANY), Operand("recvPong", ANY, "optional"), Operand("group", ANY, "variadic")),
         attributes=(Attribute("reduceOp", ANY_ATTR, required=True), Attribute("root", _int(32), required=True)),
+        formats=_comm_collective(["dst", "acc"], "recvPing", "recvPong"),
+        printer="dict",  # printOptionalAttrDict(getAttrs())
         tier="syntax",
         summary="Reduce remote GM data from a communication group",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TReduceOp::parse /
+        # parseCommCollectiveTail): `(%x, recv(%ping[, %pong]), group(%g...) : types) {root = N : i32}`
     ),
     OpDef(
         "initialize_l2g2l_pipe",
@@ -1685,18 +1733,22 @@ OPS: tuple[OpDef, ...] = (
         "struct_get",
         (Operand("s", ANY),),
         results=(Operand("value", ANY),),
-        attributes=(Attribute("path", ARRAY, required=True),),
+        attributes=(Attribute("path", DENSE_I64, required=True),),
+        formats=("$s custom<StructPath>($path) attr-dict `:` qualified(type($s)) `->` type($value)",),
         tier="syntax",
         summary="Read a field from a stack-local struct by constant path",
-        # its format uses custom<StructPath>, which formats.py does not read: the generic form
+        # ptoas's ODS format (tonibohnlein/PTOAS include/PTO/IR/PTOOps.td, StructGetOp; the
+        # path is parseStructPath / printStructPath in lib/PTO/IR/PTO.cpp)
     ),
     OpDef(
         "struct_set",
         (Operand("s", ANY), Operand("value", ANY)),
-        attributes=(Attribute("path", ARRAY, required=True),),
+        attributes=(Attribute("path", DENSE_I64, required=True),),
+        formats=("$s custom<StructPath>($path) `,` $value attr-dict `:` qualified(type($s)) `,` type($value)",),
         tier="syntax",
         summary="Write a field into a stack-local struct by constant path",
-        # its format uses custom<StructPath>, which formats.py does not read: the generic form
+        # ptoas's ODS format (tonibohnlein/PTOAS include/PTO/IR/PTOOps.td, StructSetOp; the
+        # path is parseStructPath / printStructPath in lib/PTO/IR/PTO.cpp)
     ),
     OpDef(
         "tpop",
@@ -1713,9 +1765,15 @@ OPS: tuple[OpDef, ...] = (
         "tfree",
         (Operand("entry", ENTRY, "optional"), Operand("pipe_handle", PIPE_HANDLE)),
         attributes=(Attribute("split", _int(8), required=True),),
+        formats=(
+            "`(` $entry `,` $pipe_handle `:` qualified(type($entry)) `,` qualified(type($pipe_handle)) `)` `{` `split` `=` $split `}` attr-dict",
+            "`(` $pipe_handle `:` qualified(type($pipe_handle)) `)` `{` `split` `=` $split `}` attr-dict",
+        ),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {split})
         tier="syntax",
         summary="Release the current consumer slot for a pipe",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TFreeOp::parse):
+        # `(%entry, %pipe : T, !pto.pipe) {split = N}` or `(%pipe : !pto.pipe) {split = N}`
     ),
     OpDef(
         "set_flag",
@@ -1725,9 +1783,13 @@ OPS: tuple[OpDef, ...] = (
             Attribute("dst_pipe", _enum("pipe"), required=True),
             Attribute("event_id", _enum("event"), required=True),
         ),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
         tier="syntax",
         summary="Set synchronization flag between pipes",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetFlagOp::parse,
+        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
+        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
     ),
     OpDef(
         "wait_flag",
@@ -1737,9 +1799,13 @@ OPS: tuple[OpDef, ...] = (
             Attribute("dst_pipe", _enum("pipe"), required=True),
             Attribute("event_id", _enum("event"), required=True),
         ),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
         tier="syntax",
         summary="Wait for synchronization flag",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, WaitFlagOp::parse,
+        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
+        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
     ),
     OpDef(
         "set_flag_dyn",
@@ -1760,82 +1826,124 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         "get_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(
+            Attribute("op_type", ANY_ATTR, required=True),
+            Attribute("buf_id", _int(32), required=True),
+            Attribute("mode", _int(32), "0", held=True, always=True),
+        ),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Acquire a buffer-id token for a sync op type (A5)",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufOp::parse,
+        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "get_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Acquire a buffer-id token (dynamic buf-id)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufDynOp::parse,
+        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "rls_buf",
         (),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("buf_id", _int(32), required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(
+            Attribute("op_type", ANY_ATTR, required=True),
+            Attribute("buf_id", _int(32), required=True),
+            Attribute("mode", _int(32), "0", held=True, always=True),
+        ),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Release a buffer-id token for a sync op type (A5)",
-        # no assemblyFormat: the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufOp::parse,
+        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "rls_buf_dyn",
         (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True)),
+        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
         tier="syntax",
         summary="Release a buffer-id token (dynamic buf-id)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufDynOp::parse,
+        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
+        # mode always printed (0 when the text has none)
     ),
     OpDef(
         "sync.set",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Set a synchronization signal (trigger) between cube and vector",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SyncSetOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "sync.wait",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32))),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Wait for a synchronization signal (barrier) between cube and vector",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SyncWaitOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "set_cross_block",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32)), Attribute("ffts_mode", _int(32), "0", held=True)),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Signal a cross-block synchronization flag",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetCrossBlockOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "wait_cross_block",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Wait for a cross-block synchronization flag",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, WaitCrossBlockOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "set_intra_block",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Signal an intra-block synchronization flag",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetIntraBlockOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "wait_intra_block",
         (Operand("event_id_dyn", "index", "optional"),),
         attributes=(Attribute("pipe", _enum("pipe"), required=True), Attribute("event_id", _int(32))),
+        formats=_SYNC_EVENT_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {pipe, event_id})
         tier="syntax",
         summary="Wait for an intra-block synchronization flag",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, WaitIntraBlockOp::parse,
+        # parseSyncEventOpCommon / printSyncEventOpCommon)
     ),
     OpDef(
         "tsync",
@@ -1886,9 +1994,15 @@ OPS: tuple[OpDef, ...] = (
         "mgather",
         (Operand("mem", DPS), Operand("idx", DPS), Operand("dst", DPS), Operand("scratch", DPS, "optional")),
         attributes=(Attribute("coalesce", ANY_ATTR, required=True), Attribute("gatherOob", ANY_ATTR, "#pto<gather_oob undefined>", held=True)),
+        formats=(
+            "`ins` `(` $mem `,` $idx (`,` $scratch^)? `:` qualified(type($mem)) `,` qualified(type($idx)) (`,` qualified(type($scratch))^)? `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+        ),
         tier="syntax",
         summary="Gather-load elements from memory into a tile using per-element indices (tile world, ins/outs)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, MGatherOp::parse):
+        # `ins(%mem, %idx[, %scratch] : ...) outs(%dst : ...)` (printStrippedAttrOrType of an
+        # mlir::Type prints it in full); the attributes in the attr-dict, gatherOob left out at its default
     ),
     OpDef(
         "thistogram",
@@ -1914,9 +2028,13 @@ OPS: tuple[OpDef, ...] = (
             Attribute("scatterOob", ANY_ATTR, "#pto<scatter_oob undefined>", held=True),
             Attribute("scatterConflict", ANY_ATTR),
         ),
+        formats=("`ins` `(` $src `,` $idx `:` qualified(type($src)) `,` qualified(type($idx)) `)` `outs` `(` $mem `:` qualified(type($mem)) `)` attr-dict",),
         tier="syntax",
         summary="Scatter-store elements from a tile into memory using per-element indices (tile world, ins/outs)",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, MScatterOp::parse):
+        # `ins(%src, %idx : ...) outs(%mem : ...)` (printStrippedAttrOrType of an mlir::Type prints
+        # it in full); the attributes in the attr-dict, the defaults left out (ptoas prints
+        # scatterConflict after scatterOob, we in the dictionary's order)
     ),
     OpDef(
         "taddrelu",
@@ -2286,9 +2404,14 @@ OPS: tuple[OpDef, ...] = (
         "tquant",
         (Operand("src", DPS), Operand("fp", DPS), Operand("offset", DPS, "optional"), Operand("tmp", DPS, "optional"), Operand("dst", DPS)),
         attributes=(Attribute("quant_type", ANY_ATTR, required=True),),
+        formats=(
+            "`ins` `(` $src `,` $fp (`,` $offset^)? `:` qualified(type($src)) `,` qualified(type($fp)) (`,` qualified(type($offset))^)? `)` "
+            "`outs` `(` $dst (`,` $tmp^)? `:` qualified(type($dst)) (`,` qualified(type($tmp))^)? `)` attr-dict",
+        ),
         tier="syntax",
         summary="TQUANT: Quantize a tile using a scaling (fp) tile",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TQuantOp::parse):
+        # `ins(%src, %fp[, %offset] : ...) outs(%dst[, %tmp] : ...) {quant_type = ...}`
         level3_tmp=Level3Tmp(
             ("a2a3",),
             "always",
@@ -2308,9 +2431,15 @@ OPS: tuple[OpDef, ...] = (
             Attribute("interleave", BOOL, "false", held=True),
         ),
         printer="dict",  # TQuantMxOp::print
+        formats=(
+            "`ins` `(` $src `:` qualified(type($src)) `)` `outs` `(` $dst `,` $exp `,` $max `,` $scaling (`,` $exp_zz^)? `:` "
+            "qualified(type($dst)) `,` qualified(type($exp)) `,` qualified(type($max)) `,` qualified(type($scaling)) "
+            "(`,` qualified(type($exp_zz))^)? `)` attr-dict",
+        ),
         tier="syntax",
         summary="TQUANT MX: Quantize a vec tile into MXFP8/MXFP4 and materialize exp/max/scaling tiles",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TQuantMxOp::parse):
+        # `ins(%src : T) outs(%dst, %exp, %max, %scaling[, %exp_zz] : ...) {quant_type = ..., ...}`
     ),
     OpDef(
         "tdequant",
@@ -2415,9 +2544,17 @@ OPS: tuple[OpDef, ...] = (
         "tscatter",
         (Operand("src", DPS), Operand("dst", DPS), Operand("indexes", DPS, "optional")),
         attributes=(Attribute("axis", STRING), Attribute("maskPattern", _enum("mask_pattern"))),
+        formats=(
+            _ins_outs(["src", "indexes"]),
+            "`ins` `(` $src `,` `{` `maskPattern` `=` qualified($maskPattern) `}` `:` qualified(type($src)) (`,` $axis^)? `)` "
+            "`outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict",
+        ),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {maskPattern, axis})
         tier="syntax",
         summary="TSCATTER: Scatter elements of a source tile into a destination tile using indices or a mask pattern",
-        # a custom parser and printer (hasCustomAssemblyFormat): read and printed in the generic form
+        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TScatterOp::parse):
+        # `ins(%src, %indexes : ...) outs(%dst : ...)`, or the mask form
+        # `ins(%src, {maskPattern = #pto.mask_pattern<P0101>} : T[, "row"]) outs(%dst : ...)`
     ),
     OpDef(
         "tsel",

@@ -195,14 +195,11 @@ def optional(arch: str) -> str:
     body += f"    %n = arith.constant 5 : i16\n    %b = pto.alloc_tile : {i}\n    %c = pto.alloc_tile : {i}\n"
     body += f"    pto.txor ins(%a, %a : {i}, {i}) outs(%b : {i})\n    pto.txors ins(%b, %n : {i}, i16) outs(%c : {i})\n"
     body += _store("c", i, "zv", "!pto.partition_tensor_view<16x32xi16>")
-    # tquant, in the generic form (ptoas's custom form is not in the op table)
+    # tquant, in ptoas's custom form (TQuantOp::parse)
     q, fp, q8 = "!pto.tile_buf<vec, 1x16xf32>", "!pto.tile_buf<vec, 8x1xf32, valid=1x1, blayout=col_major>", "!pto.tile_buf<vec, 1x32xi8, valid=1x16>"
     body += f"    %qs = pto.alloc_tile : {q}\n    %qf = pto.alloc_tile : {fp}\n    %qd = pto.alloc_tile : {q8}\n"
     body += "    %qc = arith.constant 0 : index\n"  # so that no alloc of ours is right before it (added_tmps)
-    body += (
-        '    "pto.tquant"(%qs, %qf, %qd) {quant_type = #pto<quant_type INT8_SYM>, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>}'
-        f" : ({q}, {fp}, {q8}) -> ()\n"
-    )
+    body += f"    pto.tquant ins(%qs, %qf : {q}, {fp}) outs(%qd : {q8}) {{quant_type = #pto<quant_type INT8_SYM>}}\n"
     return _kernel(arch, {"x": "f16", "y": "f32", "z": "i16"}, body)
 
 
@@ -270,7 +267,8 @@ def added_tmps(text: str) -> list[str]:
     for i, line in enumerate(lines[:-1]):
         m = re.match(r"\s*(%\d+) = pto\.alloc_tile addr = %\w+ : (.*)$", line)
         tmp = m and re.escape(m.group(1))
-        if m and re.search(rf"ins\([^:]*, {tmp}[ ,:]|^\s*\"pto\.[\w.]+\"\([^)]*, {tmp}[,)]", lines[i + 1]):  # either spelling
+        # either spelling; tquant's tmp is in its outs (TQuantOp::parse)
+        if m and re.search(rf"(?:ins|outs)\([^:]*, {tmp}[ ,:]|^\s*\"pto\.[\w.]+\"\([^)]*, {tmp}[,)]", lines[i + 1]):
             found.append(m.group(2))
     return found
 
