@@ -24,9 +24,10 @@ from functools import cache, lru_cache
 from operator import itemgetter
 
 from ..dialect import attributes as pto_attributes
-from ..dialect.formats import Match, Parts, SyntaxError_, balanced_end, scan_attribute
+from ..dialect.formats import Match, Parts, SyntaxError_, scan_attribute
 from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
 from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
+from ..support.brackets import balanced_end, split_top
 from ..support.source_text import integer_literal
 
 __all__ = ["ERROR_LIMIT", "SyntaxProblem", "Translation", "reported_problems", "to_generic", "to_ptoas"]
@@ -999,36 +1000,13 @@ def _dict_entries(text: str) -> list[tuple[str, str | None]]:
     """`{a = 1, b, c = {d = 2}}` -> [(a, 1), (b, None), (c, {d = 2})]."""
     body = text.strip()[1:-1]
     entries = []
-    for part in _split_top(body, ","):
+    for part in split_top(body, ","):
         part = part.strip()
         if not part:
             continue
         key, eq, value = part.partition("=")
         entries.append((key.strip(), value.strip() if eq else None))
     return entries
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split at `sep` outside brackets and strings."""
-    parts, depth, start, i = [], 0, 0, 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            if not (c == ">" and i > 0 and text[i - 1] == "-"):
-                depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
 
 
 def _unspell(d: OpDef, key: str) -> str:
@@ -1335,7 +1313,7 @@ class _Writer:
         if not text.startswith(" : (", pos):
             return None
         types_end = balanced_end(text, pos + 3)
-        operand_types = [t.strip() for t in _split_top(text[pos + 4 : types_end - 1], ",") if t.strip()]
+        operand_types = [t.strip() for t in split_top(text[pos + 4 : types_end - 1], ",") if t.strip()]
         pos = types_end
         if not text.startswith(" -> ", pos):
             return None
@@ -1346,7 +1324,7 @@ class _Writer:
             rest, trailer = rest[:loc], rest[loc:]
         rest = rest.strip()
         if rest.startswith("("):
-            result_types = [t.strip() for t in _split_top(rest[1:-1], ",") if t.strip()]
+            result_types = [t.strip() for t in split_top(rest[1:-1], ",") if t.strip()]
         else:
             result_types = [rest]
         parts = self.parts(d, operand_names, operand_types, result_types, attributes)
