@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..support.brackets import balanced_end
+
 # --- elements --------------------------------------------------------------------
 
 
@@ -247,31 +249,6 @@ _PUNCT_CLOSE = {"<": ">", "(": ")", "[": "]", "{": "}"}
 
 def _skip(text: str, pos: int) -> int:
     return _SPACE.match(text, pos).end()
-
-
-def balanced_end(text: str, pos: int) -> int:
-    """The end of the bracketed group opening at `pos` (strings skipped),
-    or -1 when it does not close."""
-    depth = 0
-    i = pos
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            if c == ">" and i > 0 and text[i - 1] == "-":  # `->` inside a function type
-                i += 1
-                continue
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
 
 
 _TYPE_START = re.compile(r"!?[\w.$]+")

@@ -23,6 +23,7 @@ from functools import cached_property, lru_cache
 
 from mlir import ir
 
+from ..support.brackets import balanced_end
 from ..support.source_text import integer_literal
 
 DYNAMIC = -1
@@ -725,23 +726,7 @@ PTOAS_TYPE_NAMES = frozenset(_PARSERS) | frozenset(PTO_ELEMENT_TYPES) | frozense
 def _generic_end(text: str, pos: int) -> int:
     """The end of the bracketed type at `pos` (for a generic-spelling test)."""
     lt = text.find("<", pos)
-    if lt < 0:
-        return -1
-    depth, i = 0, lt
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            i = text.find('"', i + 1)
-            if i < 0:
-                return -1
-        elif c == "<":
-            depth += 1
-        elif c == ">":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
+    return balanced_end(text, lt) if lt >= 0 else -1
 
 
 def parse_stripped_ptr(text: str, pos: int = 0) -> tuple[PtrType, int]:

@@ -27,10 +27,10 @@ from functools import cached_property
 
 from mlir import ir
 
-from ..dialect.formats import balanced_end
 from ..dialect.load import load_dialect, new_context
 from ..dialect.verifier import verify_parsed
 from ..support import diagnostics, interrupts
+from ..support.brackets import balanced_end
 from ..support.diagnostics import Diag, location_position
 from ..support.source_text import line_col, parser_hazard
 from ..syntax.ptoas import ERROR_LIMIT, Translation, reported_problems, to_generic, to_ptoas

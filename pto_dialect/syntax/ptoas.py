@@ -22,11 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import itemgetter
+from typing import NamedTuple
 
 from ..dialect import attributes as pto_attributes
-from ..dialect.formats import Match, Parts, SyntaxError_, balanced_end, scan_attribute
+from ..dialect.formats import Match, Parts, SyntaxError_, scan_attribute
 from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
 from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
+from ..support.brackets import balanced_end, split_top
 from ..support.source_text import integer_literal
 
 __all__ = ["ERROR_LIMIT", "SyntaxProblem", "Translation", "reported_problems", "to_generic", "to_ptoas"]
@@ -141,7 +143,8 @@ class Translation:
                 gen += len(inner.text)
                 copy_from = entry.end
                 continue
-            line_start, line, (pieces, order, _) = entry
+            line_start, line, template = entry
+            pieces, order = template.pieces, template.order
             head = _OP_LINE.match(line).end(1)
             start = line_start + head
             text = line[head:].rstrip()
@@ -248,14 +251,131 @@ def _filler(pieces: Sequence[str], order: Sequence[int], count: int) -> tuple[st
 
 _PLACEHOLDER = re.compile(r"%pto_ssa_(\d+)_")
 
-# What `run_by_lines` does with a line of pto text, by its shape (`_Reader.line_action`):
-_COPY = "copy"  # nothing to translate (pto attribute names only)
-_TEMPLATE = "template"  # one op, from its template: (_TEMPLATE, the line's `_filler`, the op's template)
-_INFER = "infer"  # one op whose template depends on constants: (_INFER, result count, op shape, its OpDef, by constants)
-_LONG = "long"  # one op without a template: (_LONG, its OpDef), translated by `translate_op`
-_SCAN = "scan"  # anything else: the general scan (`run`)
-_COPY_ACTION = (_COPY,)
-_SCAN_ACTION = (_SCAN,)
+# --- plans: what the reader does with a line, decided once per line shape ----------------------
+#
+# What `run_by_lines` does with a line of pto text depends only on its shape
+# (its text around its SSA names), on the type aliases in scope and, for an
+# op whose result type is inferred from constant sizes, on those constants'
+# values: never on the line's position, its SSA names or anything else of
+# one run. So a plan is made once per shape (`_Reader.line_plan`) and kept
+# in a `_PlanScope`, shared by every run with the same aliases (an embedded
+# user translates many kernels in one process).
+
+
+class _OpTemplate(NamedTuple):
+    """An op's generic text split around its SSA names: `pieces[0]`, then
+    name `order[k]` and `pieces[k + 1]` for each k; `pattern % pick(names)`
+    is the same in one C call (`_filler`)."""
+
+    pieces: tuple[str, ...]
+    order: tuple[int, ...]
+    pattern: str
+    pick: Callable
+
+
+class _CopyLine(NamedTuple):
+    """Nothing to translate (pto attribute names only): the line is copied."""
+
+
+class _ScanLine(NamedTuple):
+    """Anything else: the general scan (`_Reader.run`) on the line and the
+    lines an open bracket carries it on to."""
+
+
+class _FilledLine(NamedTuple):
+    """One op, from its template: the whole generic line as a `_filler`
+    (the line's results, indentation and trailing blanks kept)."""
+
+    pattern: str
+    pick: Callable
+    template: _OpTemplate
+
+
+class _ConstantsDecide(NamedTuple):
+    """One op whose template depends on the constants its SSA names stand
+    for: resolved per tuple of their values (`_Reader.inferred_plan`)."""
+
+    head_names: int  # how many of the line's names are the op's results
+    shape: str  # the op's text around its SSA names, joined with `%`
+    definition: OpDef
+
+
+class _OpApart(NamedTuple):
+    """One op without a template, translated on its own by `translate_op`."""
+
+    definition: OpDef
+
+
+_COPY_LINE = _CopyLine()
+_SCAN_LINE = _ScanLine()
+
+_PLANS_PER_SCOPE = 1 << 14
+"""How many plans (of lines, of ops) a scope keeps: beyond, the oldest go.
+A kernel has a few hundred shapes; the bound is for a process that
+translates an unbounded stream of distinct ones."""
+_SCOPES_KEPT = 64
+"""How many alias scopes are kept (most sources define no alias: one scope)."""
+
+
+class _BoundedPlans(dict):
+    """A dict that forgets its oldest entries beyond `limit`. Oldest by
+    insertion, not by use: a hit is then a plain `dict.get`, which the hot
+    loops need (an LRU's move-to-end on each hit would cost them more than
+    the rare re-made plan)."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key, value) -> None:
+        if len(self) >= self.limit and key not in self:
+            self.pop(next(iter(self), None), None)
+        super().__setitem__(key, value)
+
+
+@dataclass
+class _PlanScope:
+    """The plans made under one set of type aliases."""
+
+    line_plans: _BoundedPlans = field(default_factory=lambda: _BoundedPlans(_PLANS_PER_SCOPE))
+    """Line shape (its text pieces around SSA names) -> its plan."""
+    op_templates: _BoundedPlans = field(default_factory=lambda: _BoundedPlans(_PLANS_PER_SCOPE))
+    """Op key ((shape,) or (shape, constant values)) -> `_OpTemplate`, or None
+    when ops of that key take the long way."""
+    inferred: _BoundedPlans = field(default_factory=lambda: _BoundedPlans(_PLANS_PER_SCOPE))
+    """(line shape, constant values) -> the plan of a `_ConstantsDecide` line."""
+
+
+_SCOPES: _BoundedPlans = _BoundedPlans(_SCOPES_KEPT)
+"""Alias key (`_Aliases.key`) -> its `_PlanScope`, shared by all runs."""
+
+
+class _Aliases(dict):
+    """Type alias name (`!t`) -> its pto view, for one source; `scope()`,
+    the plans valid under exactly these aliases."""
+
+    __slots__ = ("_scope",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scope = None
+
+    def __setitem__(self, name, view) -> None:
+        super().__setitem__(name, view)
+        self._scope = None  # other aliases: other plans
+
+    def scope(self) -> _PlanScope:
+        scope = self._scope
+        if scope is None:
+            key = tuple(sorted(self.items()))  # (the views are frozen dataclasses: hashable, equal by value)
+            scope = _SCOPES.get(key)
+            if scope is None:
+                scope = _SCOPES[key] = _PlanScope()
+            self._scope = scope
+        return scope
+
 
 # Every branch starts with a literal character, so that the engine skips
 # to the next candidate at C speed; what a branch needs before it (a type
@@ -283,18 +403,9 @@ class _Reader:
         self.out: list[str] = []
         self.out_len = 0
         self.translation = Translation("", _source=text)
-        self.aliases: dict[str, object] = {}  # alias name -> its pto view
+        self.aliases = _Aliases()  # alias name -> its pto view; the plans in scope (`_PlanScope`)
         self.constants: dict[str, int] = {}  # SSA name -> integer constant, in the current function
-        # An op's generic text depends on its text with the SSA names taken
-        # out (and, for an op whose result type is inferred from constant
-        # sizes, on those constants): ops of one shape are translated once.
-        self.op_templates: dict[tuple, tuple[tuple[str, ...], tuple[int, ...], tuple] | None] = {}
-        """Per op shape: the generic text's pieces around its SSA names, which
-        name follows each piece, and the same as a `_filler`."""
         self.type_cache: dict[str, tuple[str, object]] = {}
-        self.line_actions: dict[tuple[str, ...], tuple] = {}
-        """Per line shape (its text around SSA names): what `run_by_lines`
-        does with such a line (`line_action`)."""
 
     # -- output with its map ---------------------------------------------------------------
 
@@ -322,7 +433,7 @@ class _Reader:
         of the cost on large kernels, which are mostly simple lines.
 
         What to do with a line of pto text depends only on its shape, its
-        text with the SSA names taken out (`line_action`), and is worked out
+        text with the SSA names taken out (`line_plan`), and is worked out
         once per shape; a line of a known shape costs one regex split, one
         dict look-up and one `%` fill (`_filler`). The map back to the source is
         only recorded (`Translation._settle`)."""
@@ -330,7 +441,9 @@ class _Reader:
         lines = src.split("\n")
         out = self.out
         record = self.translation._record = []
-        actions = self.line_actions
+        aliases = self.aliases
+        scope = aliases.scope()
+        plans = scope.line_plans
         ssa_split = _SSA_SPLIT.split
         ssa_split_no_hash = _SSA_SPLIT_NO_HASH.split
         constants = self.constants
@@ -341,7 +454,7 @@ class _Reader:
         while i < n:
             line = lines[i]
             if '"' in line or "//" in line:
-                action = _SCAN_ACTION
+                plan = _SCAN_LINE
             elif "pto" not in line:
                 if "arith.constant" in line:
                     c = _SOURCE_CONSTANT.match(line)
@@ -357,35 +470,35 @@ class _Reader:
                 names = parts[1::2]
                 flat = "".join(names)
                 if "#" in flat or "pto." in flat:
-                    action = self.line_action(line, parts)  # its names may decide what it is: not by its shape
+                    plan = self.line_plan(line, parts)  # its names may decide what it is: not by its shape
                 else:
                     shape = tuple(parts[0::2])
-                    action = actions.get(shape)
-                    if action is None:
-                        action = actions[shape] = self.line_action(line, parts)
-                kind = action[0]
-                if kind is _INFER:
-                    action = self.inferred_action(action, line, names)
-                    kind = action[0]
-                if kind is _TEMPLATE:
+                    plan = plans.get(shape)
+                    if plan is None:
+                        plan = plans[shape] = self.line_plan(line, parts)
+                kind = plan.__class__
+                if kind is _ConstantsDecide:
+                    plan = self.inferred_plan(plan, line, names, shape if "#" not in flat and "pto." not in flat else None)
+                    kind = plan.__class__
+                if kind is _FilledLine:
                     if offset > copy_from:
                         out.append(src[copy_from:offset])
-                    out.append(action[1] % action[2](names))
-                    record.append((offset, line, action[3]))
+                    out.append(plan.pattern % plan.pick(names))
+                    record.append((offset, line, plan.template))
                     copy_from = offset + len(line)
                     offset = copy_from + 1
                     i += 1
                     continue
-                if kind is _COPY:
+                if kind is _CopyLine:
                     offset += len(line) + 1
                     i += 1
                     continue
-                if kind is _LONG:
+                if kind is _OpApart:
                     m = _OP_LINE.match(line)
                     start = offset + m.end(1)
                     if start > copy_from:
                         out.append(src[copy_from:start])
-                    end = copy_from = self.translate_op_apart(action[1], start, start + len(m.group(2)))
+                    end = copy_from = self.translate_op_apart(plan.definition, start, start + len(m.group(2)))
                     # the op may go on past its line: on after it
                     while offset + len(lines[i]) < end:
                         offset += len(lines[i]) + 1
@@ -411,6 +524,9 @@ class _Reader:
                 out.append(src[copy_from:offset])
             self.translate_chunk(offset, chunk_end)
             constants = self.constants  # a function the chunk began has its own
+            if scope is not aliases.scope():  # the chunk defined a type alias: the plans under the new set
+                scope = aliases.scope()
+                plans = scope.line_plans
             copy_from = chunk_end
             offset = chunk_end
         if len(src) > copy_from:
@@ -418,10 +534,11 @@ class _Reader:
         self.translation.text = "".join(out)
         return self.translation
 
-    def line_action(self, line: str, parts: list[str]) -> tuple:
+    def line_plan(self, line: str, parts: list[str]):
         """What `run_by_lines` does with a line that holds pto text and no
         string or comment (`parts`: its split around SSA names): the same for
-        every line of its shape whose SSA names have no `#` or `pto.`."""
+        every line of its shape whose SSA names have no `#` or `pto.`, under
+        the same aliases."""
         m = _OP_LINE.match(line)
         if (
             "!pto" not in line
@@ -430,50 +547,50 @@ class _Reader:
             and (m is None or (line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}") and not _op_then_equals(line, m.start(2), m.end(2))))
             and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
         ):
-            return _COPY_ACTION  # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
+            return _COPY_LINE  # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
         if m is None or line.count("(") != line.count(")"):
-            return _SCAN_ACTION
+            return _SCAN_LINE
         definition = ptoas_op_def(m.group(2))
         if definition is None:
-            return _SCAN_ACTION
+            return _SCAN_LINE
         text = line[m.end(1) :].rstrip()
         text_parts = _SSA_SPLIT.split(text)
         shape = "%".join(text_parts[0::2])
         if shape.count("%") != len(text_parts) // 2:
-            return (_LONG, definition)  # a `%` that starts no SSA name: see _SSA_SPLIT
+            return _OpApart(definition)  # a `%` that starts no SSA name: see _SSA_SPLIT
         head_names = (len(parts) - len(text_parts)) // 2  # the op's results
         if definition.infer_result and "->" not in shape:
-            # its template depends on the constants it names (`inferred_action`)
-            return (_INFER, head_names, shape, definition, {})
-        return self.template_action(line, m.end(1), len(text), definition, (shape,), head_names, len(text_parts) // 2)
+            return _ConstantsDecide(head_names, shape, definition)  # its template depends on the constants it names
+        return self.filled_plan(line, m.end(1), len(text), definition, (shape,), head_names, len(text_parts) // 2)
 
-    def inferred_action(self, action: tuple, line: str, names: list[str]) -> tuple:
-        """The action of an op line whose template depends on the constants
-        its SSA names (`names`, the line's) stand for."""
-        _, head_names, shape, definition, by_constants = action
-        values = tuple(map(self.constants.get, names[head_names:]))
-        resolved = by_constants.get(values)
+    def inferred_plan(self, plan: _ConstantsDecide, line: str, names: list[str], line_shape: tuple | None):
+        """The plan of an op line whose template depends on the constants
+        its SSA names (`names`, the line's) stand for; kept per (line shape,
+        their values) when the line has a shape (`line_shape`)."""
+        values = tuple(map(self.constants.get, names[plan.head_names :]))
+        inferred = self.aliases.scope().inferred
+        key = (line_shape, values)
+        resolved = inferred.get(key) if line_shape is not None else None
         if resolved is None:
             m = _OP_LINE.match(line)
             text_length = len(line[m.end(1) :].rstrip())
-            key = (shape, values)
-            resolved = by_constants[values] = self.template_action(line, m.end(1), text_length, definition, key, head_names, len(values))
+            resolved = self.filled_plan(line, m.end(1), text_length, plan.definition, (plan.shape, values), plan.head_names, len(values))
+            if line_shape is not None:
+                inferred[key] = resolved
         return resolved
 
-    def template_action(self, line: str, op_start: int, op_length: int, definition: OpDef, key: tuple, head_names: int, count: int) -> tuple:
-        """`_TEMPLATE`, the `_filler` of the whole generic line
-        (the line's results, indentation and trailing blanks kept) and the
-        op's template (of `key`, for an op of `count` SSA names), or `_LONG`
-        when the op has none."""
+    def filled_plan(self, line: str, op_start: int, op_length: int, definition: OpDef, key: tuple, head_names: int, count: int):
+        """The `_FilledLine` of a line that is one op (of `key`, with `count`
+        SSA names, after `head_names` results), or `_OpApart` when the op
+        has no template."""
         template = self.op_template(definition, count, key)
         if template is None:
-            return (_LONG, definition)
-        pieces, order, _ = template
+            return _OpApart(definition)
         head = _SSA_SPLIT.split(line[:op_start])
-        line_pieces = [*head[0:-1:2], head[-1] + pieces[0], *pieces[1:]]
+        line_pieces = [*head[0:-1:2], head[-1] + template.pieces[0], *template.pieces[1:]]
         line_pieces[-1] += line[op_start + op_length :]
-        line_order = [*range(head_names), *(j + head_names for j in order)]
-        return (_TEMPLATE, *_filler(line_pieces, line_order, head_names + count), template)
+        line_order = [*range(head_names), *(j + head_names for j in template.order)]
+        return _FilledLine(*_filler(line_pieces, line_order, head_names + count), template)
 
     def translate_op_apart(self, definition: OpDef, start: int, name_end: int) -> int:
         """`translate_op` with a map of its own, recorded (`_Spliced`): the
@@ -482,7 +599,6 @@ class _Reader:
         inner.aliases = self.aliases
         inner.constants = self.constants
         inner.type_cache = self.type_cache
-        inner.op_templates = self.op_templates
         # one list: the problems stay in order (and `translate_type` caches only while there are none)
         inner.translation.problems = self.translation.problems
         end = inner.translate_op(definition, start, name_end)
@@ -499,7 +615,6 @@ class _Reader:
         inner.aliases = self.aliases
         inner.constants = self.constants
         inner.type_cache = self.type_cache
-        inner.op_templates = self.op_templates
         result = inner.run()
         self.constants = inner.constants  # a `func.func` in the chunk starts a new function
         t = self.translation
@@ -685,7 +800,7 @@ class _Reader:
         template = self.op_template(definition, len(names), key)
         if template is None:
             return self.translate_op(definition, start, name_end)
-        pieces, order, (pattern, pick) = template
+        pieces, order, pattern, pick = template
         # One anchor for the whole op: the map back into it is worked out
         # only when a diagnostic asks (`Translation.original_offset`).
         t = self.translation
@@ -697,13 +812,14 @@ class _Reader:
         self.out_len += len(generic)
         return start + len(text)
 
-    def op_template(self, definition: OpDef, count: int, key: tuple) -> tuple[tuple[str, ...], tuple[int, ...], tuple] | None:
-        """The template of ops of the shape `key` (with `count` SSA names):
-        (pieces, name order, its `_filler`), or None."""
-        template = self.op_templates.get(key, False)
+    def op_template(self, definition: OpDef, count: int, key: tuple) -> _OpTemplate | None:
+        """The template of ops of the shape `key` (with `count` SSA names),
+        or None."""
+        templates = self.aliases.scope().op_templates
+        template = templates.get(key, False)
         if template is False:
             made = self.make_template(definition, count, key)
-            template = self.op_templates[key] = None if made is None else (*made, _filler(*made, count))
+            template = templates[key] = None if made is None else _OpTemplate(*made, *_filler(*made, count))
         return template
 
     def make_template(self, definition: OpDef, count: int, key: tuple):
@@ -999,36 +1115,13 @@ def _dict_entries(text: str) -> list[tuple[str, str | None]]:
     """`{a = 1, b, c = {d = 2}}` -> [(a, 1), (b, None), (c, {d = 2})]."""
     body = text.strip()[1:-1]
     entries = []
-    for part in _split_top(body, ","):
+    for part in split_top(body, ","):
         part = part.strip()
         if not part:
             continue
         key, eq, value = part.partition("=")
         entries.append((key.strip(), value.strip() if eq else None))
     return entries
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split at `sep` outside brackets and strings."""
-    parts, depth, start, i = [], 0, 0, 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            if not (c == ">" and i > 0 and text[i - 1] == "-"):
-                depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
 
 
 def _unspell(d: OpDef, key: str) -> str:
@@ -1072,9 +1165,39 @@ a getAsmResultNames that names each named, non-variadic result, where MLIR
 prints `%1:2` and uses `%1#0`."""
 _RESULT_GROUP = re.compile(r"%([\w$.\-]+):(\d+)")
 _RESULT_USE = re.compile(r"%[\w$.\-]+#\d+")
-_RENDER = object()
 _PIPE_HANDLE = HandleType("pipe").generic()
-_TYPES_ONLY = object()
+
+
+# What the writer does with an op line as MLIR prints it, by its shape: like
+# the reader's plans, a function of the shape (and, for an op whose ptoas
+# text depends on the constants its operands name, their values) alone, so
+# shared by every run in the process.
+
+
+class _WrittenLine(NamedTuple):
+    """The op's ptoas text as a `_filler` of its SSA names."""
+
+    pattern: str
+    pick: Callable
+
+
+class _RenderOp(NamedTuple):
+    """Each op of the shape is rendered on its own (`_Writer.render`)."""
+
+
+class _TypesOnly(NamedTuple):
+    """Not an op of the table, or no format spells it: only its types are translated."""
+
+
+_RENDER_OP = _RenderOp()
+_TYPES_ONLY = _TypesOnly()
+
+_WRITER_SHAPES = _BoundedPlans(_PLANS_PER_SCOPE)
+"""(name, operand count, text after the operands[, constant values]) of a
+printed op line -> its plan (`_Writer.shape_plan`)."""
+_WRITER_TEMPLATES = _BoundedPlans(_PLANS_PER_SCOPE)
+"""(op text with the SSA names taken out[, constant values]) -> its
+`_WrittenLine`, or None when such ops are rendered on their own."""
 
 
 @lru_cache(maxsize=8192)
@@ -1130,10 +1253,6 @@ class _Writer:
         self.constants: dict[str, int] = {}
         """SSA name -> integer constant, of every constant line seen so far
         (MLIR names an integer constant by its value: `%c16`, `%c16_0`)."""
-        self.templates: dict[tuple, tuple | None] = {}
-        """`render_cached`'s templates (`_filler`s), by op shape."""
-        self.shapes: dict[tuple, object] = {}
-        """What `run` does with an op line, by (name, operand count, rest)."""
         self.result_names: dict[str, str] = {}
         """`%1#0` -> `%valid_row_1` in the current function (`_NAMED_RESULTS`)."""
 
@@ -1144,7 +1263,7 @@ class _Writer:
         text = self.text
         track_constants = "partition_view" in text
         has_locations = " loc(" in text
-        shapes = self.shapes
+        shapes = _WRITER_SHAPES
         elided = _ELIDED_RESULT_OPS
         op_line = _PRINTED_OP_LINE.match
         op_line_no_hash = _PRINTED_OP_LINE_NO_HASH.match
@@ -1175,7 +1294,7 @@ class _Writer:
                     loc = rest.find(" loc(")
                     if loc >= 0:
                         rest, trailer = rest[:loc], rest[loc:]
-                fill = None
+                plan = None  # SSA names after the operands: no plan by shape
                 if "%" not in rest:
                     names = operands.split(", ") if operands else []
                     if name in elided:
@@ -1183,13 +1302,13 @@ class _Writer:
                         key = (name, len(names), rest, tuple(map(self.constants.get, names)))
                     else:
                         key = (name, len(names), rest)
-                    fill = shapes.get(key)
-                    if fill is None:
-                        fill = shapes[key] = self.shape_pattern(name, len(names), rest, key[3:], self.templates)
-                    if fill.__class__ is tuple:
-                        lines[i] = head + fill[0] % fill[1](names) + trailer
+                    plan = shapes.get(key)
+                    if plan is None:
+                        plan = shapes[key] = self.shape_plan(name, len(names), rest, key[3:])
+                    if plan.__class__ is _WrittenLine:
+                        lines[i] = head + plan.pattern % plan.pick(names) + trailer
                         continue
-                lines[i] = self.write_matched(line, head, name, fill)
+                lines[i] = self.write_matched(line, head, name, plan)
                 continue
             if track_constants and "arith.constant" in line:
                 c = _CONSTANT_LINE.match(line)
@@ -1215,28 +1334,28 @@ class _Writer:
 
     def write_unmatched(self, line: str) -> str:
         """A line with `"pto.` in it that is no op line as MLIR prints it."""
-        rendered = self.render_line(line, line.find('"pto.'), self.templates)
+        rendered = self.render_line(line, line.find('"pto.'))
         return _translate_types(line) if rendered is None else rendered
 
-    def write_matched(self, line: str, head: str, name: str, pattern) -> str:
+    def write_matched(self, line: str, head: str, name: str, plan) -> str:
         """An op line `_PRINTED_OP_LINE` matches that its shape's template
-        does not write (`pattern`: what `shape_pattern` said of its shape,
-        or None when SSA names follow its operands)."""
-        if pattern is _RENDER:
+        does not write (`plan`: what `shape_plan` said of its shape, or None
+        when SSA names follow its operands)."""
+        if plan is _RENDER_OP:
             d = op_def(name)
             rendered = self.render(d, head, line, len(head) + len(name) + 3, len(line))
             if rendered is not None:
                 return rendered
-        if pattern is None:
-            rendered = self.render_line(line, len(head), self.templates)
+        if plan is None:
+            rendered = self.render_line(line, len(head))
             if rendered is not None:
                 return rendered
             return _translate_types(line)  # ("pto." is in it)
         return _translate_types(line)  # not an op the table knows, or no format spells it
 
-    def shape_pattern(self, name: str, count: int, rest: str, constants: tuple, templates: dict):
-        """What the fast path of `run` does with op lines of one shape: the
-        template (`_filler`) `render_cached` would fill for them, `_RENDER`
+    def shape_plan(self, name: str, count: int, rest: str, constants: tuple):
+        """What `run` does with op lines of one shape: the template
+        (`_WrittenLine`) `render_cached` would fill for them, `_RENDER_OP`
         when each must be rendered on its own, `_TYPES_ONLY` when it is not an
         op of the table (only its types are translated)."""
         d = op_def(name)
@@ -1246,13 +1365,18 @@ class _Writer:
         key: tuple = (f'"{name}"(' + ", ".join(["%"] * count) + rest,)
         if d.elide_result_when_inferred:
             key = (key[0], constants[0])
-        pattern = templates.get(key, False)
+        pattern = self.template(d, count, key)
+        return _RENDER_OP if pattern is None else pattern
+
+    def template(self, d: OpDef, count: int, key: tuple) -> _WrittenLine | None:
+        """The template of op lines of `key`, made once per process."""
+        pattern = _WRITER_TEMPLATES.get(key, False)
         if pattern is False:
             made = self.make_template(d, count, key)
-            pattern = templates[key] = None if made is None else _filler(*made, count)
-        return _RENDER if pattern is None else pattern
+            pattern = _WRITER_TEMPLATES[key] = None if made is None else _WrittenLine(*_filler(*made, count))
+        return pattern
 
-    def render_line(self, line: str, q: int, templates: dict) -> str | None:
+    def render_line(self, line: str, q: int) -> str | None:
         """A line with a generic pto op at `q` in ptoas syntax, or None
         when it is not one MLIR printed (an op in an attribute, a string)."""
         head = line[:q]
@@ -1264,9 +1388,9 @@ class _Writer:
         definition = op_def(line[q + 1 : close])
         if definition is None:
             return None
-        return self.render_cached(definition, head, line, q, close + 2, templates)
+        return self.render_cached(definition, head, line, q, close + 2)
 
-    def render_cached(self, d: OpDef, head: str, line: str, op_start: int, operands_start: int, templates: dict) -> str | None:
+    def render_cached(self, d: OpDef, head: str, line: str, op_start: int, operands_start: int) -> str | None:
         """`render`, through the template of op lines of this shape: the
         ptoas text depends on the op's printed text with its SSA names taken
         out (and, for an op whose result type ptoas infers from constant
@@ -1284,13 +1408,10 @@ class _Writer:
         key: tuple = (shape,)
         if d.elide_result_when_inferred:
             key = (shape, tuple(map(self.constants.get, names)))
-        pattern = templates.get(key, False)
-        if pattern is False:
-            made = self.make_template(d, len(names), key)
-            pattern = templates[key] = None if made is None else _filler(*made, len(names))
+        pattern = self.template(d, len(names), key)
         if pattern is None:
             return self.render(d, head, line, operands_start, len(line))
-        return head + pattern[0] % pattern[1](names) + trailer
+        return head + pattern.pattern % pattern.pick(names) + trailer
 
     def make_template(self, d: OpDef, count: int, key: tuple):
         """The ptoas text of an op line of this shape, split around its SSA
@@ -1335,7 +1456,7 @@ class _Writer:
         if not text.startswith(" : (", pos):
             return None
         types_end = balanced_end(text, pos + 3)
-        operand_types = [t.strip() for t in _split_top(text[pos + 4 : types_end - 1], ",") if t.strip()]
+        operand_types = [t.strip() for t in split_top(text[pos + 4 : types_end - 1], ",") if t.strip()]
         pos = types_end
         if not text.startswith(" -> ", pos):
             return None
@@ -1346,7 +1467,7 @@ class _Writer:
             rest, trailer = rest[:loc], rest[loc:]
         rest = rest.strip()
         if rest.startswith("("):
-            result_types = [t.strip() for t in _split_top(rest[1:-1], ",") if t.strip()]
+            result_types = [t.strip() for t in split_top(rest[1:-1], ",") if t.strip()]
         else:
             result_types = [rest]
         parts = self.parts(d, operand_names, operand_types, result_types, attributes)

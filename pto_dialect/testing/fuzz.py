@@ -225,8 +225,8 @@ def respell_types(rng: random.Random, text: str, to: str, p: float = 0.5) -> str
     """`text` with about a fraction `p` of its pto types in the other
     spelling: `to="ptoas"` rewrites generic types, `to="generic"` ptoas ones
     (types the project's own parsers do not take are left as they are)."""
-    from ..dialect.formats import balanced_end
     from ..dialect.types import TypeSyntaxError, parse_generic_type, parse_ptoas_type
+    from ..support.brackets import balanced_end
 
     out, pos, inside = [], 0, 0
     for m in _PTO_TYPE.finditer(text):
