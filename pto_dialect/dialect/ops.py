@@ -1440,14 +1440,14 @@ OPS: tuple[OpDef, ...] = (
         (),
         tier="syntax",
         summary="section.cube",
-        # a region: read and printed in the generic form
+        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "section.vector",
         (),
         tier="syntax",
         summary="section.vector",
-        # a region: read and printed in the generic form
+        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "section.simt",
@@ -1455,7 +1455,7 @@ OPS: tuple[OpDef, ...] = (
         attributes=(Attribute("dimX", _int(32), required=True), Attribute("dimY", _int(32), required=True), Attribute("dimZ", _int(32), required=True)),
         tier="syntax",
         summary="Container for inline SIMT code",
-        # a region: read and printed in the generic form
+        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "fusion_region",
@@ -1463,7 +1463,7 @@ OPS: tuple[OpDef, ...] = (
         results=(Operand("outputs", ANY, "variadic"),),
         tier="syntax",
         summary="Structured region container for one scheduled tile fusion group",
-        # a region: read and printed in the generic form
+        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "yield",
