@@ -374,12 +374,16 @@ def _merge(o: _Operands):
     return _vec_tile(1, cols, srcs[0].dtype), ""
 
 
-def _static(t: TileBufType, name: str) -> str:
-    """Why ptoas builds no tmp from `t` (makeTPReluTmpType, makeRowsTmpType:
-    a dynamic shape or valid shape), or ""."""
+def _static_operand(o: _Operands, name: str) -> tuple[TileBufType | None, str]:
+    """The tile of operand `name` that ptoas sizes a tmp from (makeSameShapeTmpType,
+    makeTPReluTmpType, makeRowsTmpType), or None and why there is none: not
+    a tile, or a dynamic shape or valid shape."""
+    t = o.tile(name)
+    if t is None:
+        return _missing(name)
     if DYNAMIC in (t.rows, t.cols, *t.valid):
-        return f"{name}'s valid shape is dynamic, and ptoas sizes this tmp from a static one: give the op a tmp"
-    return ""
+        return None, f"{name}'s valid shape is dynamic, and ptoas sizes this tmp from a static one: give the op a tmp"
+    return t, ""
 
 
 def _static_like(name: str, dtype: str | None = None):
@@ -387,25 +391,17 @@ def _static_like(name: str, dtype: str | None = None):
     none when its shape or valid shape is dynamic."""
 
     def build(o: _Operands):
-        t = o.tile(name)
-        if t is None:
-            return _missing(name)
-        problem = _static(t, name)
-        if problem:
-            return None, problem
-        return _vec_tile(t.rows, t.cols, dtype or t.dtype, t.valid), ""
+        t, why = _static_operand(o, name)
+        return (None, why) if t is None else (_vec_tile(t.rows, t.cols, dtype or t.dtype, t.valid), "")
 
     return build
 
 
 def _prelu(o: _Operands):
     """ptoas's makeTPReluTmpType: (R + 1) x max(32, ceil(ceil(C / 8) / 32) * 32) of i8, valid R x ceil(C / 8)."""
-    dst = o.tile("dst")
+    dst, why = _static_operand(o, "dst")
     if dst is None:
-        return _missing("dst")
-    problem = _static(dst, "dst")
-    if problem:
-        return None, problem
+        return None, why
     rows, cols = dst.valid
     valid_cols = -(-cols // 8)
     return _vec_tile(rows + 1, max(32, -(-valid_cols // 32) * 32), "i8", (rows, valid_cols)), ""
@@ -415,13 +411,8 @@ def _rows_of(name: str, rows: int):
     """ptoas's makeRowsTmpType: `rows` x the operand's columns, of its element type, valid `rows` x its valid columns."""
 
     def build(o: _Operands):
-        t = o.tile(name)
-        if t is None:
-            return _missing(name)
-        problem = _static(t, name)
-        if problem:
-            return None, problem
-        return _vec_tile(rows, t.cols, t.dtype, (rows, t.valid_col)), ""
+        t, why = _static_operand(o, name)
+        return (None, why) if t is None else (_vec_tile(rows, t.cols, t.dtype, (rows, t.valid_col)), "")
 
     return build
 
