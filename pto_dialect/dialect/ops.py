@@ -459,6 +459,25 @@ def _row_expand_binary(name: str, summary: str) -> OpDef:
     )
 
 
+def _sync_flag(name: str, summary: str) -> OpDef:
+    # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetFlagOp::parse and
+    # WaitFlagOp::parse, printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
+    # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
+    return OpDef(
+        name,
+        (),
+        attributes=(
+            Attribute("src_pipe", _enum("pipe"), required=True),
+            Attribute("dst_pipe", _enum("pipe"), required=True),
+            Attribute("event_id", _enum("event"), required=True),
+        ),
+        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
+        tier="syntax",
+        summary=summary,
+    )
+
+
 def _cross_core_push(name: str) -> OpDef:
     return OpDef(
         name,
@@ -1775,38 +1794,8 @@ OPS: tuple[OpDef, ...] = (
         # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, TFreeOp::parse):
         # `(%entry, %pipe : T, !pto.pipe) {split = N}` or `(%pipe : !pto.pipe) {split = N}`
     ),
-    OpDef(
-        "set_flag",
-        (),
-        attributes=(
-            Attribute("src_pipe", _enum("pipe"), required=True),
-            Attribute("dst_pipe", _enum("pipe"), required=True),
-            Attribute("event_id", _enum("event"), required=True),
-        ),
-        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
-        tier="syntax",
-        summary="Set synchronization flag between pipes",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, SetFlagOp::parse,
-        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
-        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
-    ),
-    OpDef(
-        "wait_flag",
-        (),
-        attributes=(
-            Attribute("src_pipe", _enum("pipe"), required=True),
-            Attribute("dst_pipe", _enum("pipe"), required=True),
-            Attribute("event_id", _enum("event"), required=True),
-        ),
-        formats=("`[` $src_pipe `,` $dst_pipe `,` $event_id `]` attr-dict",),
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {src_pipe, dst_pipe, event_id})
-        tier="syntax",
-        summary="Wait for synchronization flag",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, WaitFlagOp::parse,
-        # printLegacySyncTriplet): `[<PIPE_X>, <PIPE_Y>, <EVENT_IDn>]`, each also in full
-        # (`#pto.pipe<PIPE_X>`); its legacy strings (`"PIPE_X"`) are not read
-    ),
+    _sync_flag("set_flag", "Set synchronization flag between pipes"),
+    _sync_flag("wait_flag", "Wait for synchronization flag"),
     OpDef(
         "set_flag_dyn",
         (Operand("event_id", "index"),),
