@@ -457,7 +457,7 @@ class _Reader:
         n = len(lines)
         while i < n:
             line = lines[i]
-            if '"' in line or "//" in line or (i + 1 < n and lines[i + 1].lstrip().startswith("{")):  # a line's plan sees that line only
+            if '"' in line or "//" in line or _ATTRS_NEXT.match(src, offset + len(line)):  # a line's plan sees that line only
                 plan = _SCAN_LINE
             elif "pto" not in line:
                 if "arith.constant" in line:
