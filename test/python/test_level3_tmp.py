@@ -267,8 +267,8 @@ def added_tmps(text: str) -> list[str]:
     for i, line in enumerate(lines[:-1]):
         m = re.match(r"\s*(%\d+) = pto\.alloc_tile addr = %\w+ : (.*)$", line)
         tmp = m and re.escape(m.group(1))
-        # either spelling; tquant's tmp is in its outs (TQuantOp::parse)
-        if m and re.search(rf"(?:ins|outs)\([^:]*, {tmp}[ ,:]|^\s*\"pto\.[\w.]+\"\([^)]*, {tmp}[,)]", lines[i + 1]):
+        # tquant's tmp is in its outs (TQuantOp::parse)
+        if m and re.search(rf"(?:ins|outs)\([^:]*, {tmp}[ ,:]", lines[i + 1]):
             found.append(m.group(2))
     return found
 
