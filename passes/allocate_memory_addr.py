@@ -24,6 +24,7 @@ from ..reports.memory import FORMATS, render
 from ..support import diagnostics
 from ..support.diagnostics import location_text
 from ..support.ir_utils import constant_int
+from ..support.value_names import derived
 from ..timing import slot_depth
 
 _MAX_PEAK_NOTES = 8  # buffers named at an overflow; the rest are counted
@@ -176,13 +177,13 @@ class AllocateMemoryAddr(ModulePass):
     them apart; with `pipe-aware=false` both are at 0):
 
         module {
-          func.func @f(%arg0: !pto.ptr<f32, gm>, %arg1: !pto.ptr<f32, gm>) attributes {pto.memory_usage = {vec = 2048 : i64}} {
+          func.func @f(%src: !pto.ptr<f32, gm>, %dst: !pto.ptr<f32, gm>) attributes {pto.memory_usage = {vec = 2048 : i64}} {
           ...
-            %c0_i64 = arith.constant 0 : i64
-            %4 = pto.alloc_tile addr = %c0_i64 : !pto.tile_buf<vec, 16x16xf32>
+            %a_addr = arith.constant 0 : i64
+            %a = pto.alloc_tile addr = %a_addr : !pto.tile_buf<vec, 16x16xf32>
             ...
-            %c1024_i64 = arith.constant 1024 : i64
-            %5 = pto.alloc_tile addr = %c1024_i64 : !pto.tile_buf<vec, 16x16xf32>
+            %b_addr = arith.constant 1024 : i64
+            %b = pto.alloc_tile addr = %b_addr : !pto.tile_buf<vec, 16x16xf32>
             ...
     """
 
@@ -524,7 +525,7 @@ class _Allocation:
                 )
                 continue
             loc = d.op.location
-            alloc = create_alloc("pto.alloc_tile", types.get(d.tile), AllocOperands(), loc=loc, ip=ir.InsertionPoint(d.op))
+            alloc = create_alloc("pto.alloc_tile", types.get(d.tile), AllocOperands(), loc=derived(loc, "_tmp"), ip=ir.InsertionPoint(d.op))
             rule = d.rule_text()
             run.changed(with_tmp(d.op, alloc.result))  # (the alloc is rebuilt with its addr below, and recorded then)
             added[alloc] = d.op_name
@@ -887,7 +888,7 @@ def _set_addr(b: _Buffer, i64: ir.Type, addr: ir.Attribute) -> ir.Operation:
     alloc = b.alloc
     ip = ir.InsertionPoint(alloc)
     loc = alloc.location
-    const = ir.Operation.create("arith.constant", results=[i64], attributes={"value": addr}, loc=loc, ip=ip)
+    const = ir.Operation.create("arith.constant", results=[i64], attributes={"value": addr}, loc=derived(loc, "_addr"), ip=ip)
     operands = b.operands.with_addr(const.result)
     new = create_alloc(alloc.name, b.type, operands, loc=loc, ip=ip, attributes=alloc_attributes(alloc))
     alloc.results[0].replace_all_uses_with(new.results[0])

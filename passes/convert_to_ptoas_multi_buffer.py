@@ -23,6 +23,7 @@ from ..reports.decisions import EventIdTrade, LoopDecision, SlotModelNumbers, Sl
 from ..support import diagnostics
 from ..support.diagnostics import location_text
 from ..support.ir_utils import ConstantInts, Enclosing
+from ..support.value_names import derived, unnamed
 
 
 @dataclass
@@ -134,16 +135,16 @@ class ConvertToPtoasMultiBuffer(ModulePass):
     After (as pto-opt prints it; `...` stands for lines left out):
 
         ...
-        %2 = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
-        %3 = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
-        scf.for %arg2 = %c0 to %c8 step %c1 {
+        %t_mb = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+        %e_mb = pto.alloc_multi_tile : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2>
+        scf.for %i = %c0 to %c8 step %c1 {
           %c2 = arith.constant 2 : index
-          %4 = arith.remui %arg2, %c2 : index
+          %i_slot = arith.remui %i, %c2 : index
           ...
-          %8 = pto.multi_tile_get %2[%4] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
-          pto.tload ins(%6 : !pto.partition_tensor_view<16x16xf32>) outs(%8 : !pto.tile_buf<vec, 16x16xf32>)
-          %9 = pto.multi_tile_get %3[%4] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
-          pto.texp ins(%8 : !pto.tile_buf<vec, 16x16xf32>) outs(%9 : !pto.tile_buf<vec, 16x16xf32>)
+          %t = pto.multi_tile_get %t_mb[%i_slot] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
+          pto.tload ins(%in : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
+          %e = pto.multi_tile_get %e_mb[%i_slot] : !pto.multi_tile_buf<!pto.tile_buf<vec, 16x16xf32>, count=2> -> !pto.tile_buf<vec, 16x16xf32>
+          pto.texp ins(%t : !pto.tile_buf<vec, 16x16xf32>) outs(%e : !pto.tile_buf<vec, 16x16xf32>)
           ...
         } {pto.pipeline_stages = 1 : i64}
         ...
@@ -649,14 +650,14 @@ class _Conversion:
         with ir.InsertionPoint(loop):
             for t, slots in zip(tiles, counts):
                 region_type = self.region_type(t, slots)
-                region = create_alloc("pto.alloc_multi_tile", region_type, t.operands.with_addr(None), loc=t.alloc.location)
+                region = create_alloc("pto.alloc_multi_tile", region_type, t.operands.with_addr(None), loc=derived(t.alloc.location, "_mb"))
                 self.run.changed(region)
                 regions.append(region.result)
         body = loop.regions[0].blocks[0]
         # Each slot count's constant goes next to its one use, the slot
         # index, at the top of the body.
         slot_of: dict[int, ir.Value] = {}
-        with ir.InsertionPoint.at_block_begin(body), loop.location:
+        with ir.InsertionPoint.at_block_begin(body), unnamed(loop.location):
             for slots in sorted(set(counts)):
                 slot_of[slots] = build_slot_index(loop, slots, bounds, self.count_attr)
         for t, region, slots in zip(tiles, regions, counts):

@@ -23,6 +23,7 @@ from ..reports.decisions import LoopDecision, TileDecision
 from ..support import diagnostics
 from ..support.diagnostics import location_text
 from ..support.ir_utils import defined_inside, nested_in, walk_ops
+from ..support.value_names import unnamed
 
 # Replication bounds: no more copies than a multi-tile buffer has slots, and
 # no module growth without bound (k nested pipeline loops multiply: 2^k).
@@ -132,7 +133,7 @@ def _reset_valid_shape(alloc: ir.Operation, loop: ir.Operation) -> None:
     tile = buffer_type(alloc.results[0].type)
     valid = list(operands.valid)
     if len(valid) != 2:  # a static dimension (ptoas requires ?x? for set_validshape)
-        with ir.InsertionPoint(loop), alloc.location:
+        with ir.InsertionPoint(loop), unnamed(alloc.location):
             index = ir.IndexType.get()
             rows = operands.valid_row if operands.valid_row is not None else arith.ConstantOp(index, tile.valid_row).result
             cols = operands.valid_col if operands.valid_col is not None else arith.ConstantOp(index, tile.valid_col).result
@@ -200,7 +201,7 @@ def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
     wide = step_const is None or factor * step_const > bounds.type_max  # factor * step may wrap
     template = loop.clone(ip=ir.InsertionPoint(loop))  # the body every copy is made from
     single_main = single_rest = no_rest = False
-    with ir.InsertionPoint(loop), loop.location:
+    with ir.InsertionPoint(loop), unnamed(loop.location):
         if trips is not None:
             done = trips - trips % factor
             upper = bounds.upper
@@ -251,7 +252,7 @@ def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
     if not single_main:
         if wide:
             base = rebase_induction_var(loop, bounds.lower, scaled_step, bounds.lower_const == 0, False)
-            with ir.InsertionPoint(loop), loop.location:
+            with ir.InsertionPoint(loop), unnamed(loop.location):
                 loop.operands[0] = constant(0, t)
                 loop.operands[2] = constant(1, t)
             loop.operands[1] = main_trips
@@ -262,7 +263,7 @@ def replicate(loop: ir.Operation, factor: int) -> list[ir.Operation]:
     terminator = list(body.operations)[-1]
     carried = list(terminator.operands)
     for j in range(1, factor):
-        with ir.InsertionPoint(terminator), loop.location:
+        with ir.InsertionPoint(terminator), unnamed(loop.location):
             offset = constant(j * step_const, t) if step_const is not None else binary("arith.muli", bounds.step, constant(j, t))
             copy_iv = binary("arith.addi", base, offset)
         carried = _body_copy(template, terminator, copy_iv, carried)
@@ -355,20 +356,20 @@ class LowerPipelineLoops(ModulePass):
 
         ...
         %c2 = arith.constant 2 : index
-        scf.for %arg2 = %c0 to %c8 step %c2 {
-          %2 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
-          %3 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
-          %4 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
-          %5 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+        scf.for %i = %c0 to %c8 step %c2 {
+          %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %e = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %t_0 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+          %e_1 = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
           ...
-          pto.tload ins(%7 : !pto.partition_tensor_view<16x16xf32>) outs(%2 : !pto.tile_buf<vec, 16x16xf32>)
-          pto.texp ins(%2 : !pto.tile_buf<vec, 16x16xf32>) outs(%3 : !pto.tile_buf<vec, 16x16xf32>)
+          pto.tload ins(%in : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
+          pto.texp ins(%t : !pto.tile_buf<vec, 16x16xf32>) outs(%e : !pto.tile_buf<vec, 16x16xf32>)
           ...
-          %c1_0 = arith.constant 1 : index
-          %9 = arith.addi %arg2, %c1_0 : index
+          %c1_2 = arith.constant 1 : index
+          %0 = arith.addi %i, %c1_2 : index
           ...
-          pto.tload ins(%11 : !pto.partition_tensor_view<16x16xf32>) outs(%4 : !pto.tile_buf<vec, 16x16xf32>)
-          pto.texp ins(%4 : !pto.tile_buf<vec, 16x16xf32>) outs(%5 : !pto.tile_buf<vec, 16x16xf32>)
+          pto.tload ins(%in_4 : !pto.partition_tensor_view<16x16xf32>) outs(%t_0 : !pto.tile_buf<vec, 16x16xf32>)
+          pto.texp ins(%t_0 : !pto.tile_buf<vec, 16x16xf32>) outs(%e_1 : !pto.tile_buf<vec, 16x16xf32>)
           ...
         } {pto.pipeline_stages = 1 : i64}
         ...

@@ -69,11 +69,11 @@ class PtoReplan(ModulePass):
     gives them addresses again, and the conversion may multi-buffer them):
 
         ...
-        %4 = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
-        pto.tload ins(%2 : !pto.partition_tensor_view<16x64xf32>) outs(%4 : !pto.tile_buf<vec, 16x64xf32>)
-        %5 = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
-        pto.texp ins(%4 : !pto.tile_buf<vec, 16x64xf32>) outs(%5 : !pto.tile_buf<vec, 16x64xf32>)
-        pto.tstore ins(%5 : !pto.tile_buf<vec, 16x64xf32>) outs(%3 : !pto.partition_tensor_view<16x64xf32>)
+        %a = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
+        pto.tload ins(%in : !pto.partition_tensor_view<16x64xf32>) outs(%a : !pto.tile_buf<vec, 16x64xf32>)
+        %y = pto.alloc_tile : !pto.tile_buf<vec, 16x64xf32>
+        pto.texp ins(%a : !pto.tile_buf<vec, 16x64xf32>) outs(%y : !pto.tile_buf<vec, 16x64xf32>)
+        pto.tstore ins(%y : !pto.tile_buf<vec, 16x64xf32>) outs(%out : !pto.partition_tensor_view<16x64xf32>)
         ...
     """
 

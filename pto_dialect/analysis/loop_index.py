@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..support.ir_utils import constant_int
+from ..support.value_names import derived, unnamed
 
 INDEX_BITS = 64
 """The width `index` is read with (MLIR's constant folding; pto-run)."""
@@ -221,7 +222,7 @@ def rebase_induction_var(loop: ir.Operation, lower: ir.Value, step: ir.Value, lo
     body = loop.regions[0].blocks[0]
     users: list[ir.Operation] = []
     value = iv
-    with ir.InsertionPoint.at_block_begin(body), loop.location:
+    with ir.InsertionPoint.at_block_begin(body), unnamed(loop.location):
         if not step_one:
             value = binary("arith.muli", iv, step)
             users.append(value.owner.operation)
@@ -268,7 +269,7 @@ def normalize_loop(loop: ir.Operation) -> None:
     The caller checks `normalization_problem` first."""
     bounds = LoopBounds.of(loop)
     iv_type = induction_var(loop).type
-    with ir.InsertionPoint(loop), loop.location:
+    with ir.InsertionPoint(loop), unnamed(loop.location):
         zero = constant(0, iv_type)
         one = constant(1, iv_type)
         _, trips = emit_span_and_trips(bounds)
@@ -307,4 +308,6 @@ def build_slot_index(
     slot = binary("arith.remui", k, count) if count is not None else k
     if not isinstance(t, ir.IndexType):
         slot = ir.Operation.create("arith.index_castui", results=[ir.IndexType.get()], operands=[slot]).result
+    if isinstance(slot, ir.OpResult):  # named after the induction variable: `%i_slot`
+        slot.owner.location = derived(iv.location, "_slot", at=slot.owner.location)
     return slot

@@ -55,6 +55,7 @@ from ..reports.decisions import ReplanDecision
 from ..support import diagnostics, trampoline
 from ..support.diagnostics import location_text
 from ..support.ir_utils import ConstantInts, walk_ops
+from ..support.value_names import unnamed
 from .buffers import forward_aliases, op_display_name
 from .loop_index import static_trip_count
 from .regions import Geometry, ValidExtents, may_write, op_regions, plain_strides, view_geometry
@@ -496,7 +497,7 @@ class _FunctionReplan:
             index = ir.IndexType.get()
             i64 = ir.IntegerType.get_signless(64)
             offsets = [
-                ir.Operation.create("arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, v)}, loc=loc, ip=ip).result
+                ir.Operation.create("arith.constant", results=[index], attributes={"value": ir.IntegerAttr.get(index, v)}, loc=unnamed(loc), ip=ip).result
                 for v in (view.row, view.col)
             ]
             made = ir.Operation.create(

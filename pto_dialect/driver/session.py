@@ -29,11 +29,12 @@ from mlir import ir
 
 from ..dialect.load import load_dialect, new_context
 from ..dialect.verifier import verify_parsed
-from ..support import diagnostics, interrupts
+from ..support import diagnostics, interrupts, native_printing
 from ..support.brackets import balanced_end
 from ..support.diagnostics import Diag, location_position
 from ..support.source_text import line_col, parser_hazard
-from ..syntax.ptoas import ERROR_LIMIT, Translation, reported_problems, to_generic, to_ptoas
+from ..support.value_names import keep_names, result_names
+from ..syntax.ptoas import ERROR_LIMIT, NAMED_RESULTS, Translation, reported_problems, to_generic, to_ptoas
 
 __all__ = [
     "DEFAULT_SPLIT_MARKER",
@@ -49,7 +50,7 @@ __all__ = [
     "read_source",
 ]
 
-PHASES = ("read ptoas syntax", "parse", "verify", "print", "write ptoas syntax")
+PHASES = ("read ptoas syntax", "parse", "keep names", "verify", "print", "write ptoas syntax")
 """The phases `Session.phase_seconds` times, in order."""
 
 PARSER_BUFFER = diagnostics.PARSER_BUFFER
@@ -299,8 +300,14 @@ class Session:
                 return None
             finally:
                 self.phase_seconds["parse"] += clock() - started
+            twin = None
             if user_locations:
-                self._place_ops(module, generic)
+                twin = self._placed_twin(generic)
+                if twin is not None:
+                    _place_ops(module, twin, self.context)
+            started = clock()
+            keep_names(module, translation.text.split("\n"), chunk.first_line, twin)
+            self.phase_seconds["keep names"] += clock() - started
             _place_implicit_module(module, chunk.first_line)
             started = clock()
             verified = not verify or verify_parsed(module.operation, translation.text)
@@ -333,29 +340,16 @@ class Session:
             return e
         return None
 
-    def _place_ops(self, module: ir.Module, generic: Chunk) -> None:
-        """Fuse each op's position in the input into its location where the
-        user's location holds none: read from a second parse of the text
-        without the user's locations, whose ops match this module's one for
-        one in walk order."""
-        ops: list[ir.Operation] = []
-        module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-        if all(location_position(op.location)[0] is not None for op in ops):
-            return
+    def _placed_twin(self, generic: Chunk) -> ir.Module | None:
+        """The text parsed again without the user's locations (every op at
+        its own position), or None if that does not parse."""
         handler = self.context.attach_diagnostic_handler(lambda _d: True)  # the twin's diagnostics are not the user's
         try:
-            twin = ir.Module.parse(_parser_bytes(_without_locations(generic.padded())), self.context)
+            return ir.Module.parse(_parser_bytes(_without_locations(generic.padded())), self.context)
         except ir.MLIRError:
-            return
+            return None
         finally:
             handler.detach()
-        twins: list[ir.Operation] = []
-        twin.operation.walk(lambda op: twins.append(op) or ir.WalkResult.ADVANCE)
-        if len(twins) != len(ops):
-            return
-        for op, placed in zip(ops, twins):
-            if location_position(op.location)[0] is None and location_position(placed.location)[0] is not None:
-                op.location = ir.Location.fused([op.location, placed.location], context=self.context)
 
     def _error_at(self, chunk: Chunk, offset: int, message: str) -> None:
         line, col = line_col(chunk.text, offset)
@@ -397,13 +391,15 @@ def print_module(
             binary=True,
             enable_debug_info=debuginfo,
             print_generic_op_form=generic,
+            use_name_loc_as_prefix=True,
             assume_verified=True,
         )
         out.write(b"\n")
         text = out.getvalue()
     printed = clock()
     if not generic and b"pto." in text:
-        text = to_ptoas(text.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        mlir_text = text.decode("utf-8", "surrogateescape")
+        text = to_ptoas(mlir_text, _kept_result_names(operation, mlir_text)).encode("utf-8", "surrogateescape")
     if timings is not None:
         timings["print"] += printed - started
         timings["write ptoas syntax"] += clock() - printed
@@ -411,6 +407,23 @@ def print_module(
         quoted = name.replace("\\", "\\\\").replace('"', '\\"')
         text = text.replace(f'loc("{PARSER_BUFFER}":'.encode(), f'loc("{quoted}":'.encode("utf-8", "surrogateescape"))
     return text
+
+
+def _kept_result_names(operation: ir.Operation, printed: str):
+    """For `to_ptoas`: the kept names of the results of each op that ptoas
+    names result by result (`NAMED_RESULTS`), in walk order, which is the
+    order printed; None when none is printed."""
+    if not any(f'"{name}"(' in printed for name in NAMED_RESULTS):
+        return None
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in NAMED_RESULTS:
+            found.append(result_names(op, len(NAMED_RESULTS[op.name])))
+        return ir.WalkResult.ADVANCE
+
+    operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return iter(found)
 
 
 _PRINT_TO_FILE_FROM = 64 * 1024
@@ -449,13 +462,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
         with interrupts.held(), tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
             pm = PassManager("builtin.module", context=operation.context)
             pm.add(_print_noop, name="pto-print")
-            pm.enable_ir_printing(
-                print_before_all=True,
-                print_after_all=False,
-                enable_debug_info=debuginfo,
-                print_generic_op_form=generic,
-                tree_printing_dir_path=directory,
-            )
+            if not native_printing.print_before_all_to_tree(pm, directory, generic=generic, debuginfo=debuginfo):
+                return None  # no way to print the value names into the file
             pm.enable_verifier(False)
             with interrupts.keyboard_interrupt_deferred():  # _print_noop is called from C++
                 pm.run(operation)
@@ -469,6 +477,24 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
     if header_end < 0 or not data.startswith(_DUMP_HEADER) or not data[:header_end].endswith(_DUMP_HEADER_END) or not data.endswith(b"\n\n"):
         return None
     return data[header_end + 1 : -1]  # (the first newline of the two after it is ours)
+
+
+def _place_ops(module: ir.Module, twin: ir.Module, context: ir.Context) -> None:
+    """Fuse each op's position in the input into its location where the
+    user's location holds none: read from `twin`, the text parsed without
+    the user's locations, whose ops match this module's one for one in walk
+    order."""
+    ops: list[ir.Operation] = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    if all(location_position(op.location)[0] is not None for op in ops):
+        return
+    twins: list[ir.Operation] = []
+    twin.operation.walk(lambda op: twins.append(op) or ir.WalkResult.ADVANCE)
+    if len(twins) != len(ops):
+        return
+    for op, placed in zip(ops, twins):
+        if location_position(op.location)[0] is None and location_position(placed.location)[0] is not None:
+            op.location = ir.Location.fused([op.location, placed.location], context=context)
 
 
 def _place_implicit_module(module: ir.Module, first_line: int) -> None:

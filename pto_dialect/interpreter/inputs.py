@@ -24,6 +24,7 @@ from mlir import ir
 from ..dialect.types import DYNAMIC, PtrType, ViewType, multi_tile_type, pto_type, tile_type
 from ..support.diagnostics import location_position
 from ..support.run_limits import DEFAULT_MAX_ARG_BYTES
+from ..support.value_names import name_of
 from .elements import STORAGE_DTYPES, f32_to_bf16_bits, is_float, round_to, to_storage
 from .errors import InterpreterError, OpFault
 from .memory import GlobalBuffer, Memory, ViewRef, row_major_strides
@@ -53,7 +54,8 @@ class Argument:
 
 def arguments(func: ir.Operation, source_text: str | None) -> list[Argument]:
     """The function's arguments with the names and positions the source
-    gives them.
+    gives them (the name kept at parsing, support/value_names.py, else the
+    one on the source line, else `%argN`).
 
     The parser records each argument's line and column in the text it
     parsed, which is the source translated to the generic form: lines are
@@ -67,7 +69,9 @@ def arguments(func: ir.Operation, source_text: str | None) -> list[Argument]:
     positions = [location_position(arg.location) for arg in block.arguments]
     out = []
     for i, arg in enumerate(block.arguments):
-        name, location = f"%arg{i}", arg.location
+        location = arg.location
+        kept = name_of(location)
+        name = f"%{kept}" if kept is not None else f"%arg{i}"
         file, line, col = positions[i]
         if 0 < line <= len(lines):
             k = sum(1 for _, other_line, other_col in positions if other_line == line and other_col < col)
@@ -78,7 +82,8 @@ def arguments(func: ir.Operation, source_text: str | None) -> list[Argument]:
                 start = paren + 1 if paren >= 0 else 0
             found = list(_ARG_DECL.finditer(text, start))
             if k < len(found):
-                name = found[k].group(1)
+                if kept is None:
+                    name = found[k].group(1)
                 if file is not None and found[k].start() + 1 != col:
                     location = ir.Location.file(file, line, found[k].start() + 1, context=arg.location.context)
         out.append(Argument(i, name, arg.type, location))

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from .value_names import unnamed
+
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
@@ -167,6 +169,9 @@ def naming(name: str | None) -> Iterator[None]:
 
 
 def _named(location: ir.Location) -> ir.Location:
+    # A diagnostic is at a position: the value name kept around an op's
+    # position (value_names.py) is not part of it.
+    location = unnamed(location)
     name = _source_name.get()
     if name is None:
         return location

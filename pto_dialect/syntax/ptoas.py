@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import itemgetter
@@ -1168,7 +1168,7 @@ _DOTTED_PTOAS = {generic: full for full, generic in _DOTTED_GENERIC.items()}
 _DOTTED_OPS_PRINTED = re.compile(r'"(' + "|".join(re.escape(n) for n in sorted(_DOTTED_PTOAS)) + r')"\(')
 _ELIDED_RESULT_OPS = frozenset(d.generic_name for d in OPS if d.elide_result_when_inferred)
 """Ops whose ptoas text depends on the constants their operands name."""
-_NAMED_RESULTS = {d.generic_name: tuple(r.name for r in d.results) for d in OPS if len(d.results) > 1 and all(r.kind == "single" for r in d.results)}
+NAMED_RESULTS = {d.generic_name: tuple(r.name for r in d.results) for d in OPS if len(d.results) > 1 and all(r.kind == "single" for r in d.results)}
 """Ops whose results ptoas names each by its ODS name (`%valid_row,
 %valid_col = pto.get_validshape`): ODS gives an op of more than one result
 a getAsmResultNames that names each named, non-variadic result, where MLIR
@@ -1244,12 +1244,15 @@ def _translate_types(text: str) -> str:
     return "".join(out)
 
 
-def to_ptoas(text: str) -> str:
+def to_ptoas(text: str, result_names: Iterator[tuple[str, ...] | None] | None = None) -> str:
     """Translate what MLIR printed (generic pto ops and spellings) into
-    ptoas syntax."""
+    ptoas syntax. `result_names` yields, for each op of several results that
+    ptoas names one by one (`pto.get_validshape`), in the order printed,
+    the user's names of its results, or None (driver/session.py reads them
+    from the module's name locations)."""
     if "pto." not in text:
         return text
-    writer = _Writer(text)
+    writer = _Writer(text, result_names)
     out = writer.run()
     if _DOTTED_OPS_PRINTED.search(out) is not None:
         # a generic op whose name has a dot in ptoas: printed by that name, which ptoas's parser knows
@@ -1258,13 +1261,15 @@ def to_ptoas(text: str) -> str:
 
 
 class _Writer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, result_names: Iterator[tuple[str, ...] | None] | None = None) -> None:
         self.text = text
+        self.kept_result_names = result_names
+        """The user's names of the results of each op `name_results` spells, in order."""
         self.constants: dict[str, int] = {}
         """SSA name -> integer constant, of every constant line seen so far
         (MLIR names an integer constant by its value: `%c16`, `%c16_0`)."""
         self.result_names: dict[str, str] = {}
-        """`%1#0` -> `%valid_row_1` in the current function (`_NAMED_RESULTS`)."""
+        """`%1#0` -> `%valid_row_1` in the current function (`NAMED_RESULTS`)."""
 
     def run(self) -> str:
         # MLIR prints each pto op on a line of its own (pto ops have no
@@ -1290,8 +1295,8 @@ class _Writer:
                 if m is None:
                     lines[i] = self.write_unmatched(line)
                     continue
-                if ":" in m.group(1) and m.group(2) in _NAMED_RESULTS:
-                    line = lines[i] = self.name_results(line, m.group(1), _NAMED_RESULTS[m.group(2)])
+                if ":" in m.group(1) and m.group(2) in NAMED_RESULTS:
+                    line = lines[i] = self.name_results(line, m.group(1), NAMED_RESULTS[m.group(2)])
                     m = op_line(line)
                 # The fast path: an op line as MLIR prints it, `HEAD"pto.NAME"(%a, %b)REST`,
                 # where REST (attributes and types) holds no SSA name, is filled from
@@ -1333,13 +1338,16 @@ class _Writer:
         each result (`%valid_row_N, %valid_col_N`: the ODS names, made
         unique by MLIR's number), its uses renamed from here on."""
         group = _RESULT_GROUP.search(head)
+        kept = next(self.kept_result_names, None) if self.kept_result_names is not None else None
         if group is None or int(group.group(2)) != len(names):
             return line
         number = group.group(1)
-        spelled = []
-        for k, name in enumerate(names):
-            self.result_names[f"%{number}#{k}"] = new = f"%{name}_{number}"
-            spelled.append(new)
+        if kept is not None and kept[0] == number and not any(re.search(f"%{re.escape(n)}(?![\\w$.\\-])", self.text) for n in kept[1:]):
+            spelled = ["%" + n for n in kept]  # the user's names (the first is the group's; the others unused)
+        else:
+            spelled = [f"%{name}_{number}" for name in names]
+        for k, new in enumerate(spelled):
+            self.result_names[f"%{number}#{k}"] = new
         return line[: group.start()] + ", ".join(spelled) + line[group.end() :]
 
     def write_unmatched(self, line: str) -> str:

@@ -263,18 +263,42 @@ def ptoas_arch(text: str) -> str:
 
 
 _SSA_NAME = re.compile(r"%[\w$.\-]+|\^[\w$.\-]+")
+_DEFINED_HERE = re.compile(r"\s*=(?!=)|:\d|:\s")
+"""What follows a value's name where it is defined: `%x = `, `%i = %c0 to`,
+`iter_args(%acc = %init)`, a result group `%r:2`, an argument `%a: index`
+(MLIR prints no space before an argument's colon, and one before the type
+colon of a use, `ins(%t : ...)`)."""
+_RESULT_LIST = re.compile(r"^\s*(%[\w$.\-]+\s*,\s*)+%[\w$.\-]+\s*=(?!=)")
 
 
 def canonical_names(text: str) -> str:
     """The text with every SSA value and block name replaced by its order
-    of first appearance (`%v0`, `%v1`, ...; `^b0`, ...): two printings that
-    differ only in names become equal."""
+    of appearance (`%v0`, `%v1`, ...; `^b0`, ...): two printings that
+    differ only in names become equal. Each definition of a value is a new
+    name, so that a name used again in another scope (the user's `%i` in
+    both regions of an `scf.while`, where ptoas prints `%arg3` and `%arg4`)
+    counts as the two values it is."""
     names: dict[str, str] = {}
+    count = 0
 
-    def rename(m: re.Match) -> str:
-        name = m.group(0)
-        if name not in names:
-            names[name] = f"{name[0]}{'v' if name[0] == '%' else 'b'}{len(names)}"
-        return names[name]
+    def fresh(name: str) -> str:
+        nonlocal count
+        names[name] = new = f"{name[0]}{'v' if name[0] == '%' else 'b'}{count}"
+        count += 1
+        return new
 
-    return _SSA_NAME.sub(rename, text)
+    out = []
+    for line in text.splitlines(keepends=True):
+        listed = _RESULT_LIST.match(line)
+        listed_end = listed.end() if listed else -1
+        pieces = []
+        pos = 0
+        for m in _SSA_NAME.finditer(line):
+            name = m.group(0)
+            defined = name[0] == "%" and (m.start() < listed_end or _DEFINED_HERE.match(line, m.end()) is not None)
+            pieces.append(line[pos : m.start()])
+            pieces.append(fresh(name) if defined or name not in names else names[name])
+            pos = m.end()
+        pieces.append(line[pos:])
+        out.append("".join(pieces))
+    return "".join(out)

@@ -25,6 +25,7 @@ from ..analysis.loop_carried import loop_carried_buffers
 from ..dialect.allocs import alloc_operands, create_alloc
 from ..dialect.types import MultiTileBufType, TypeBuilder, multi_tile_type
 from ..support.ir_utils import constant_int, nested_in
+from ..support.value_names import unnamed
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def lower_by_one(alloc: ir.Operation, alignment: int) -> Step | None:
         smaller = MultiTileBufType(view.slot, after)
         new = create_alloc("pto.alloc_multi_tile", TypeBuilder(region.type.context).get(smaller), operands, loc=loc, ip=ir.InsertionPoint(alloc))
         for get, x, cast in gets:
-            with ir.InsertionPoint(get), get.location:
+            with ir.InsertionPoint(get), unnamed(get.location):
                 count = ir.Operation.create("arith.constant", results=[x.type], attributes={"value": ir.IntegerAttr.get(x.type, after)}).result
                 slot = ir.Operation.create("arith.remui", results=[x.type], operands=[x, count]).result
                 if cast is not None:

@@ -177,7 +177,7 @@ def test_verify_reports_to_the_callers_handler(context):
 def test_parse_and_print_take_and_give_either_spelling(context):
     module = parse(DUPLICATES, context)
     ptoas = pto_dialect.print_module(module)
-    assert "pto.tload ins(%0 : !pto.partition_tensor_view<16x16xf32>) outs(%1 : !pto.tile_buf<vec, 16x16xf32>)" in ptoas
+    assert "pto.tload ins(%part : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)" in ptoas
     generic = pto_dialect.print_module(module, generic=True)
     assert '"pto.tload"' in generic and "ins(" not in generic
     # Both spellings parse back to the same module.

@@ -133,7 +133,7 @@ def test_the_round_trip_tools_catch_a_writer_that_loses_text(tmp_path, monkeypat
     assert roundtrip.main([str(kernel)]) == 0
     assert roundtrip.api_main([str(kernel)]) == 0
     real = session.to_ptoas
-    monkeypatch.setattr(session, "to_ptoas", lambda text: real(text).replace("16x64xf32, valid=?x?", "16x64xf32, valid=?x?, pad=1", 1))
+    monkeypatch.setattr(session, "to_ptoas", lambda text, *names: real(text, *names).replace("16x64xf32, valid=?x?", "16x64xf32, valid=?x?, pad=1", 1))
     assert roundtrip.main([str(kernel)]) == 1
     assert roundtrip.api_main([str(kernel)]) == 1
     err = capsys.readouterr().err

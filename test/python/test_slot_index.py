@@ -226,5 +226,5 @@ def test_an_i32_induction_variable_gets_its_slot_in_i32():
     with module.context:
         pto_dialect.run_passes(module, "convert-to-ptoas-multi-buffer")
         text = pto_dialect.print_module(module)
-    assert "arith.remui %arg1, %c2_i32 : i32" in text
-    assert "arith.index_castui" in text
+    assert "= arith.remui %i, %c2_i32 : i32" in text
+    assert "%i_slot = arith.index_castui" in text
