@@ -8,7 +8,6 @@ which ops) is verifier.py's business.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from ..support import diagnostics
 from ..support.ir_utils import ConstantInts
@@ -589,19 +588,16 @@ class Rules:
         if SIMT_ENTRY_ATTR in func.attributes:
             self.op_error(op, f"must not appear inside a function marked with '{SIMT_ENTRY_ATTR}'")
             return
-        nested = []
-
-        def find(inner, _rewriter):
-            nested.append(inner.operation)
-            return True
-
-        patterns = RewritePatternSet()
-        patterns.add("pto.section_simt", find)
-        for inner in _block_ops(op.regions[0].blocks[0]):
-            walk_and_apply_patterns(inner, patterns.freeze())
-            if nested:
-                self.op_error(nested[0], "nested pto.section.simt is not allowed")
+        # (a walk of its own: this runs inside the pattern walk of the rules, which must not nest)
+        stack = _block_ops(op.regions[0].blocks[0])
+        while stack:
+            inner = stack.pop()
+            if inner.name == "pto.section_simt":
+                self.op_error(inner, "nested pto.section.simt is not allowed")
                 return
+            for region in inner.regions:
+                for block in region.blocks:
+                    stack.extend(_block_ops(block))
 
     def check_fusion_region(self, op: ir.Operation) -> None:
         """ptoas's `FusionRegionOp::verify`: the body ends with a pto.yield
