@@ -43,11 +43,6 @@ KNOWN = (
         "there and its passes act on it (pto-materialize-implicit-tmp gives a binary tcolsum its tmp): printing "
         "as ptoas prints would change what the module means, so we keep it",
     ),
-    Known(
-        re.compile(r'"pto\.fusion_region"\(\) \(\{'),
-        "ptoas prints a pto.fusion_region without results as `pto.fusion_region {...} : ` (ODS's `type(results)` of none), "
-        "which its own parser refuses (`expected non-function type`): we print the generic form, which it reads",
-    ),
 )
 
 
