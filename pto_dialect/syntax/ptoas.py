@@ -1381,7 +1381,12 @@ _WRITER_TEMPLATES = _BoundedPlans(_PLANS_PER_SCOPE)
 @lru_cache(maxsize=8192)
 def _ptoas_type(text: str) -> str:
     view = parse_generic_type(text)
-    return view.ptoas() if view is not None else text
+    if view is not None:
+        return view.ptoas()
+    if not text.startswith("!pto.") and ("#pto." in text or "!pto." in text):
+        # a builtin type holding pto attributes or types (`memref<256xf32, #pto.address_space<"gm">>`)
+        return _translate_types(text)
+    return text
 
 
 def _translate_types(text: str) -> str:
