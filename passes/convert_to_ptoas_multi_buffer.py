@@ -8,7 +8,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
-from ..analysis.buffers import escape_reason
+from ..analysis.buffers import escape_reason, op_display_name
 from ..analysis.loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..analysis.loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
 from ..analysis.loop_memory import LoopMemory
@@ -65,7 +65,7 @@ def _collect_nested_tiles(op: ir.Operation, tiles: list[_Tile]) -> None:
         for outer, inner in stack[-1]:
             if inner.name == "pto.alloc_tile":
                 value = inner.results[0]
-                reason = f"it is defined inside a nested '{outer.name}', not directly in the pipeline loop's body"
+                reason = f"it is defined inside a nested '{op_display_name(outer.name)}', not directly in the pipeline loop's body"
                 tiles.append(_Tile(inner, value, tile_type(value.type), reason))
             elif len(inner.regions) and not asks_for_buffering(inner):
                 stack.append(_nested_ops(inner))

@@ -118,8 +118,9 @@ def use_escape_reason(user: str) -> str | None:
 def forward_aliases(value: ir.Value) -> set[ir.Value]:
     """Every value that may name the buffer `value` names: `value` and where
     it flows, through scf.yield to the parent scf.for/scf.if result (and, for
-    scf.for, the next iteration's iter_arg), and from an scf.for init operand
-    to its iter_arg and result.
+    scf.for, the next iteration's iter_arg), from an scf.for init operand
+    to its iter_arg and result, and through pto.yield to the parent
+    pto.fusion_region's result.
 
     It does not go back from a join to the other values flowing into it:
     for `%r = scf.if ... yield %a ... yield %b`,
@@ -144,6 +145,11 @@ def forward_aliases(value: ir.Value) -> set[ir.Value]:
                     work.append(parent.results[index])
                     if parent.name == "scf.for":
                         work.append(parent.regions[0].blocks[0].arguments[1 + index])
+            elif name == "pto.yield":
+                # a pto.fusion_region's results are what its body yields (docs/dialect.md, "Ops with a region")
+                parent = owner.operation.parent
+                if parent.name == "pto.fusion_region" and index < len(parent.results):
+                    work.append(parent.results[index])
             elif name == "scf.for" and index >= 3:
                 k = index - 3
                 work.append(owner.operation.regions[0].blocks[0].arguments[1 + k])

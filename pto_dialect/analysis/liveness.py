@@ -8,8 +8,8 @@ closed interval of points from its first touch (the first use that is not a
 view, a valid-shape change or the alloc: where it starts to hold data, as
 ptoas's planner counts from the first writer) to its last use, where a use
 of any value that may name it counts (`multi_tile_get` results are the
-region; where it flows through scf.yield, scf.for iter_args and results and
-scf.if results, `buffers.forward_aliases`). A join like
+region; where it flows through scf.yield, scf.for iter_args and results,
+scf.if results and pto.fusion_region results, `buffers.forward_aliases`). A join like
 `%r = scf.if ... yield %a ... yield %b` makes a use of %r a use of both %a
 and %b, without making %a and %b one buffer.
 
@@ -52,12 +52,16 @@ from mlir import ir
 
 from ..dialect.allocs import alloc_operands
 from ..dialect.effects import ALLOC_OPS, CATALOGUE, NO_DATA_OPS, VIEW_OPS
+from ..dialect.ops import OPS
 from ..support.ir_utils import constant_int
 from .buffers import forward_aliases, op_display_name, view_results
 from .loop_carried import loop_carried_buffers
 
-# Region ops that run each of their regions at most once per execution.
-NON_REPEATING_REGION_OPS = frozenset({"scf.if", "scf.execute_region", "scf.index_switch"})
+# Region ops that run each of their regions at most once per execution: and
+# the pto ops whose regions the op table says so of (a section, a fusion region).
+NON_REPEATING_REGION_OPS = frozenset({"scf.if", "scf.execute_region", "scf.index_switch"}) | frozenset(
+    d.generic_name for d in OPS if d.regions and all(r.once for r in d.regions)
+)
 
 DEFINED_OUTSIDE = "written before the loop and used in it"
 USED_AFTER = "written in the loop and used after it"
@@ -152,6 +156,9 @@ def untracked_alias(owner: ir.Operation) -> str | None:
     if name == "scf.yield":
         parent = owner.parent.name
         return None if parent in _ALIASES_FOLLOWED else f"it is yielded by '{parent}', whose results are not followed"
+    if name == "pto.yield":  # followed to the pto.fusion_region's result (forward_aliases)
+        parent = owner.parent.name
+        return None if parent == "pto.fusion_region" else f"it is yielded by '{op_display_name(parent)}', whose results are not followed"
     if len(owner.results) == 0 and len(owner.regions) == 0:
         return None  # e.g. func.return, or a call without results: the use is all there is
     return f"it is used by '{op_display_name(name)}', whose results or regions may alias it"
@@ -287,7 +294,7 @@ _CALL_OPS = frozenset({"func.call", "func.call_indirect"})
 _Use = tuple[int | None, ir.Operation, str, int]
 
 # Uses through which `forward_aliases` follows a value to others.
-_FLOW_OPS = frozenset({"scf.yield", "scf.for"})
+_FLOW_OPS = frozenset({"scf.yield", "scf.for", "pto.yield"})
 
 
 class _UseCache:

@@ -263,7 +263,7 @@ class _FunctionReplan:
             while work:
                 value, geometry = work.pop()
                 if len(forward_aliases(value)) > 1:
-                    return f"the tile {m.describe()} flows through scf.for iter_args, scf.yield or scf.if results"
+                    return f"the tile {m.describe()} flows through scf.for iter_args, scf.yield, scf.if results or pto.fusion_region results"
                 found.append((value, m, geometry))
                 for use in value.uses:
                     owner = use.owner.operation

@@ -62,6 +62,22 @@ class Custom(Var):
 class TypeOf:
     name: str  # an operand or result group
     qualified: bool = False
+    all_results: bool = False
+    """`type(results)`: the types of all results (here: of the op's one
+    result group), which ODS reads with parseTypeList: at least one."""
+
+
+@dataclass
+class Body:
+    """`$name` of one of the op's regions: its body `{ ... }`, which a
+    format does not read or write itself (the translation layer does:
+    `Format.head`, `Format.tail`, `BODY`)."""
+
+    name: str
+
+
+BODY = "\x00"
+"""What `Format.write` puts where a region's body stands."""
 
 
 @dataclass
@@ -205,6 +221,8 @@ class Groups:
     """Operand and result groups of one fixed builtin type (ODS's buildable
     types, `I64`, `Index`): a format need not write their type, and the
     reader knows it."""
+    regions: frozenset[str] = frozenset()
+    """The op's regions: `$name` of one is where its body stands (`Body`)."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +390,25 @@ def _describe(element) -> str:
         return "type"
     if isinstance(element, AttrDict):
         return "attribute dictionary"
+    if isinstance(element, Body):
+        return "'{' to begin a region"
     return "clause"
+
+
+def _bind(elements: list, groups: Groups) -> list:
+    """The elements with what the op says of their names: `$body` of a
+    region is a `Body`, `type(results)` the types of the op's result group."""
+    out = []
+    for e in elements:
+        if type(e) is Var and e.name in groups.regions:
+            e = Body(e.name)
+        elif isinstance(e, TypeOf) and e.name == "results" and "results" not in groups.results and len(groups.results) == 1:
+            e = TypeOf(next(iter(groups.results)), e.qualified, all_results=True)
+        elif isinstance(e, Optional):
+            inner = _bind(e.elements, groups)
+            e = Optional(inner, inner[next(k for k, x in enumerate(e.elements) if x is e.anchor)])
+        out.append(e)
+    return out
 
 
 class Format:
@@ -380,17 +416,30 @@ class Format:
 
     __hash__ = object.__hash__
 
-    def __init__(self, text: str, groups: Groups) -> None:
+    def __init__(self, text: str, groups: Groups, elements: list | None = None) -> None:
         self.text = text
         self.groups = groups
-        self.elements = parse_format(text)
+        self.elements = _bind(parse_format(text) if elements is None else elements, groups)
+
+    def body_index(self) -> int | None:
+        """Where the (one, top-level) region body stands among the elements, or None."""
+        return next((k for k, e in enumerate(self.elements) if isinstance(e, Body)), None)
+
+    def head(self) -> Format:
+        """The format up to the region body (an op with a region)."""
+        return Format(self.text, self.groups, self.elements[: self.body_index()])
+
+    def tail(self) -> Format:
+        """The format after the region body."""
+        return Format(self.text, self.groups, self.elements[self.body_index() + 1 :])
 
     # -- reading ---------------------------------------------------------------------
 
-    def read(self, text: str, pos: int) -> Match:
-        """Match the format at `pos`. Raises SyntaxError_ at the first
+    def read(self, text: str, pos: int, match: Match | None = None) -> Match:
+        """Match the format at `pos` (into `match`: what the head of a
+        region op's format found). Raises SyntaxError_ at the first
         element that does not match."""
-        match = Match()
+        match = Match() if match is None else match
         match.end = self._read_elements(self.elements, text, pos, match, required=True)
         return match
 
@@ -468,7 +517,12 @@ class Format:
             return before if end == pos else end  # an empty variadic group consumes nothing
         if isinstance(element, TypeOf):
             end = self._read_types(element.name, text, pos, match)
+            if element.all_results and end == pos:
+                return -1  # parseTypeList: at least one type
             return before if end == pos else end
+        if isinstance(element, Body):
+            # a body is the translation layer's to read; what `write` put in its place reads back
+            return pos + len(BODY) if text.startswith(BODY, pos) else -1
         if isinstance(element, AttrDict):
             if not text.startswith("{", pos):
                 return before  # attr-dict is always optional: nothing consumed
@@ -636,6 +690,8 @@ class Format:
                     kind = groups.operands.get(e.name) or groups.results.get(e.name)
                     if kind != "variadic" and len(types or ()) != 1:
                         return False
+                    if e.all_results and not types:
+                        return False  # what ODS prints then (`} : `) its parser does not read
                     if e.name in groups.operands and len(types or ()) != len(parts.operands.get(e.name) or ()):
                         return False
                     printed.add(e.name)
@@ -748,7 +804,9 @@ class Format:
         state.should_space = True
         if not printing:
             return
-        if isinstance(element, Custom):
+        if isinstance(element, Body):
+            out.append(BODY)
+        elif isinstance(element, Custom):
             out.append(CUSTOM_DIRECTIVES[element.directive][1](parts.attribute_text(element.name, True)))
         elif isinstance(element, Var):
             if element.name in self.groups.attributes:

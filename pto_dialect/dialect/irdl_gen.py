@@ -177,6 +177,14 @@ def _op(d: OpDef) -> list[str]:
     # What a required attribute holds is the pto verifier's (verifier_rules.py);
     # IRDL says that it must be there, as ptoas's ODS does (`Attribute.required`).
     required = [(a.name, body.value(f"attr {a.name}", "irdl.any")) for a in d.attributes if a.required]
+    # A region: its block count and, where ptoas refuses block arguments,
+    # none. What ends its block is the verifier's (`ops.IMPLICIT_TERMINATOR`:
+    # an IRDL op is never a terminator itself).
+    regions = []
+    for r in d.regions:
+        arguments = "" if r.block_arguments else "()"
+        size = "" if r.blocks is None else f" with size {r.blocks}"
+        regions.append(f"{_irdl_name(r.name)}: {body.value(f'region {r.name}', f'irdl.region{arguments}{size}')}")
     lines = [f"  // {d.full_name}: {d.summary}", f"  irdl.operation @{d.generic_name[4:]} {{", *body.lines]
     if operands:
         lines.append(f"    irdl.operands({', '.join(operands)})")
@@ -184,6 +192,8 @@ def _op(d: OpDef) -> list[str]:
         lines.append(f"    irdl.results({', '.join(results)})")
     if required:
         lines.append("    irdl.attributes {" + ", ".join(f'"{name}" = {value}' for name, value in required) + "}")
+    if regions:
+        lines.append(f"    irdl.regions({', '.join(regions)})")
     return [*lines, "  }", ""]
 
 

@@ -134,6 +134,35 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Region:
+    """One region of an op, as ptoas's ODS declares it (`let regions`, and
+    the op's traits): `blocks` is SizedRegion<N>'s N (None: AnyRegion);
+    `terminator` names the op (of this table, without "pto.") that must end
+    its block, or is "" for ptoas's NoTerminator, whose body simply ends
+    (docs/dialect.md, "Ops with a region"). `block_arguments`: whether its
+    block may have arguments (ptoas's verifier refuses them where False).
+    `once`: the op runs its region at most once, where it stands (a
+    section on the core it names, a fusion region in place), so the
+    analyses read its body in program order."""
+
+    name: str
+    blocks: int | None = 1
+    terminator: str = ""
+    block_arguments: bool = True
+    once: bool = True
+
+
+IMPLICIT_TERMINATOR = "gpu.yield"
+"""What ends the block of a pto op's region in the generic form: an IRDL op
+(LLVM 22) can be neither a terminator nor NoTerminator, and MLIR's verifier
+wants every block of a registered op to end in a terminator, so the block
+ends in this upstream terminator without operands (it has no parent rule,
+is Pure and ReturnLike). The reader adds it where ptoas's text has none,
+the writer leaves it out: ptoas's text never has it (docs/dialect.md,
+"Ops with a region")."""
+
+
+@dataclass(frozen=True)
 class Attribute:
     """One attribute of an op. `default` and `held` are ptoas's ODS
     (`scripts/ptoas_ods.py --defaults`; test_ptoas_ops.py checks every one
@@ -225,6 +254,12 @@ class OpDef:
     """ptoas's printer of the op, as far as defaults go (a key of `PRINTERS`;
     "dict" only for an op with `hasCustomAssemblyFormat`, whose print()
     in lib/PTO/IR/PTO.cpp prints `(*this)->getAttrs()`)."""
+    regions: tuple[Region, ...] = ()
+    """ODS's `let regions`: each region's name (its `$name` in the formats)
+    and what ptoas says of its blocks."""
+    terminates: tuple[str, ...] = ()
+    """For a terminator op (ODS's Terminator with ParentOneOf): the ops (of
+    this table, without "pto.") whose region it ends."""
 
     def __post_init__(self) -> None:
         if self.write_region not in WRITE_REGIONS or self.read_domain not in READ_DOMAINS:
@@ -253,6 +288,7 @@ class OpDef:
             {r.name: r.kind for r in self.results},
             {a.name: a.kind for a in self.attributes},
             {o.name: o.constraint for o in (*self.operands, *self.results) if o.constraint in BUILDABLE},
+            frozenset(r.name for r in self.regions),
         )
 
     @cached_property
@@ -1193,7 +1229,7 @@ OPS: tuple[OpDef, ...] = (
     # Each as tonibohnlein/PTOAS include/PTO/IR/PTOOps.td (at e32488c9) declares
     # it: operands, results and attributes in ODS order, the ODS
     # assemblyFormat as it is written there. An op with a custom parser and
-    # printer, a region, or a format directive formats.py does not read is
+    # printer, or a format directive formats.py does not read is
     # read and printed in the generic form (`"pto.op"(...) : (...) -> ...`),
     # which ptoas reads too. Drafted by scripts/ptoas_ods.py --json.
     OpDef(
@@ -1454,42 +1490,56 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="High-level barrier mapped from SyncOpType to PIPE",
     ),
+    # The ops with a region (tonibohnlein/PTOAS include/PTO/IR/PTOOps.td,
+    # "Section Ops", "Tile Fusion Region Ops"): each region's ODS facts, its
+    # format with `$body` where the region stands (formats.py reads and writes
+    # what is around it; the translation layer the body: docs/dialect.md, "Ops
+    # with a region"); ptoas's verifiers (lib/PTO/IR/PTO.cpp) are rules of
+    # verifier_rules.py.
     OpDef(
         "section.cube",
         (),
+        regions=(Region("body"),),  # SizedRegion<1>; [SingleBlock, NoTerminator]
+        formats=("$body attr-dict",),
         tier="syntax",
-        summary="section.cube",
-        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
+        summary="Container for core-specific code guarded by macros",
     ),
     OpDef(
         "section.vector",
         (),
+        regions=(Region("body"),),  # SizedRegion<1>; [SingleBlock, NoTerminator]
+        formats=("$body attr-dict",),
         tier="syntax",
-        summary="section.vector",
-        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
+        summary="Container for core-specific code guarded by macros",
     ),
     OpDef(
         "section.simt",
         (),
         attributes=(Attribute("dimX", _int(32), required=True), Attribute("dimY", _int(32), required=True), Attribute("dimZ", _int(32), required=True)),
+        regions=(Region("body"),),  # SizedRegion<1>; [SingleBlock, NoTerminator]
+        formats=("`<` `<` `<` $dimX `,` $dimY `,` $dimZ `>` `>` `>` $body attr-dict",),
         tier="syntax",
         summary="Container for inline SIMT code",
-        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "fusion_region",
         (),
         results=(Operand("outputs", ANY, "variadic"),),
+        # SizedRegion<1>; [SingleBlock], ended by pto.yield; FusionRegionOp::verify refuses block arguments
+        regions=(Region("body", terminator="yield", block_arguments=False),),
+        formats=("$body attr-dict `:` type(results)",),
         tier="syntax",
         summary="Structured region container for one scheduled tile fusion group",
-        # a region: not read yet (docs/dialect.md, "Ops": the table declares no region)
     ),
     OpDef(
         "yield",
         (Operand("values", ANY, "variadic"),),
+        terminates=("fusion_region",),  # [Terminator, ParentOneOf<["FusionRegionOp"]>]
+        # ODS: `(` $values `)` attr-dict `:` functional-type($values, results); for an op
+        # without results functional-type prints `(` the types `)` `->` `(` `)`
+        formats=("`(` $values `)` attr-dict `:` `(` qualified(type($values)) `)` `->` `(` `)`",),
         tier="syntax",
         summary="Terminate a pto.fusion_region and return its visible outputs",
-        # its format (`(` $values `)` attr-dict `:` functional-type($values, results)) uses directives formats.py does not read: the generic form
     ),
     OpDef(
         "talloc_to_aiv",

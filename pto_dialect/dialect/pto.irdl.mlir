@@ -1702,12 +1702,16 @@ irdl.dialect @pto {
     irdl.attributes {"op_type" = %attr_op_type}
   }
 
-  // pto.section.cube: section.cube
+  // pto.section.cube: Container for core-specific code guarded by macros
   irdl.operation @section_cube {
+    %region_body = irdl.region with size 1
+    irdl.regions(body: %region_body)
   }
 
-  // pto.section.vector: section.vector
+  // pto.section.vector: Container for core-specific code guarded by macros
   irdl.operation @section_vector {
+    %region_body = irdl.region with size 1
+    irdl.regions(body: %region_body)
   }
 
   // pto.section.simt: Container for inline SIMT code
@@ -1715,13 +1719,17 @@ irdl.dialect @pto {
     %attr_dimX = irdl.any
     %attr_dimY = irdl.any
     %attr_dimZ = irdl.any
+    %region_body = irdl.region with size 1
     irdl.attributes {"dimX" = %attr_dimX, "dimY" = %attr_dimY, "dimZ" = %attr_dimZ}
+    irdl.regions(body: %region_body)
   }
 
   // pto.fusion_region: Structured region container for one scheduled tile fusion group
   irdl.operation @fusion_region {
     %any = irdl.any
+    %region_body = irdl.region() with size 1
     irdl.results(outputs: variadic %any)
+    irdl.regions(body: %region_body)
   }
 
   // pto.yield: Terminate a pto.fusion_region and return its visible outputs

@@ -16,7 +16,7 @@ from . import attributes as pto_attributes
 from . import ptoas_rules
 from .annotations import MAX_SLOTS, MIN_SLOTS, STAGES_ATTR, stages_problem
 from .effects import CATALOGUE, SEGMENTS_ATTR, Layout, OpSpec
-from .ops import DPS, ENTRY, OPS, op_def
+from .ops import DPS, ENTRY, IMPLICIT_TERMINATOR, OPS, op_def
 from .targets import space_spec
 from .types import (
     DTYPE_BYTES,
@@ -555,6 +555,86 @@ class Rules:
         elif src.dtype != ptoas_dtype(str(op.results[0].type)):
             self.op_error(op, "expects dst type to match src element type")
 
+    # -- ops with a region (ptoas's verifiers in lib/PTO/IR/PTO.cpp) ----------
+
+    def check_region_op(self, op: ir.Operation) -> bool:
+        """What every op with a region needs in the generic form: its block
+        ends in the implicit terminator, without operands (ops.IMPLICIT_TERMINATOR:
+        ptoas's text has none, the writer leaves it out). Returns whether it does."""
+        block = op.regions[0].blocks[0]
+        ops = block.operations
+        last = ops[len(ops) - 1].operation if len(ops) else None
+        if last is None or last.name != IMPLICIT_TERMINATOR or len(last.operands):
+            self.op_error(op, f"expects its body to end in the implicit terminator ('{IMPLICIT_TERMINATOR}' without operands)")
+            return False
+        return True
+
+    def check_section(self, op: ir.Operation) -> None:
+        self.check_region_op(op)
+
+    def check_section_simt(self, op: ir.Operation) -> None:
+        """ptoas's `SectionSimtOp::verify`."""
+        self.check_region_op(op)
+        func = op.parent
+        while func is not None and func.name != "func.func":
+            func = func.parent
+        if func is None:
+            self.op_error(op, "must be nested under a func.func")
+            return
+        dims = [ir.IntegerAttr(op.attributes[d]).value for d in ("dimX", "dimY", "dimZ") if isinstance(op.attributes[d], ir.IntegerAttr)]
+        if any(d < 0 for d in dims):
+            self.op_error(op, "requires non-negative i32 launch dimensions")
+            return
+        if SIMT_ENTRY_ATTR in func.attributes:
+            self.op_error(op, f"must not appear inside a function marked with '{SIMT_ENTRY_ATTR}'")
+            return
+        # (a walk of its own: this runs inside the pattern walk of the rules, which must not nest)
+        stack = _block_ops(op.regions[0].blocks[0])
+        while stack:
+            inner = stack.pop()
+            if inner.name == "pto.section_simt":
+                self.op_error(inner, "nested pto.section.simt is not allowed")
+                return
+            for region in inner.regions:
+                for block in region.blocks:
+                    stack.extend(_block_ops(block))
+
+    def check_fusion_region(self, op: ir.Operation) -> None:
+        """ptoas's `FusionRegionOp::verify`: the body ends with a pto.yield
+        (before the implicit terminator) of values of the results' types."""
+        if not self.check_region_op(op):
+            return
+        ops = op.regions[0].blocks[0].operations
+        yield_op = ops[len(ops) - 2].operation if len(ops) > 1 else None
+        if yield_op is None or yield_op.name != "pto.yield":
+            self.op_error(op, "expects body to terminate with pto.yield")
+            return
+        self._yielded_match(op, yield_op, op, lambda n, m: f"expects pto.yield to return {n} values, got {m}")
+
+    def check_yield(self, op: ir.Operation) -> None:
+        """ptoas's `YieldOp` traits (ParentOneOf, Terminator): in a
+        pto.fusion_region, its body's last op (before the implicit
+        terminator). Its values are the parent's rule: MLIR verifies the
+        parent first, and ptoas's parent verifier checks them."""
+        parent = op.parent
+        if parent is None or parent.name != "pto.fusion_region":
+            self.op_error(op, "expects parent op 'pto.fusion_region'")
+            return
+        ops = op.block.operations
+        last = ops[len(ops) - 2].operation if len(ops) > 1 else None
+        if last != op and last is not None and last.name == "pto.yield":  # else the parent's error says it
+            self.op_error(op, "must be the last operation in the parent block")
+
+    def _yielded_match(self, at: ir.Operation, yield_op: ir.Operation, region_op: ir.Operation, count_message) -> None:
+        values, outputs = list(yield_op.operands), list(region_op.results)
+        if len(values) != len(outputs):
+            self.op_error(at, count_message(len(outputs), len(values)))
+            return
+        for k, (value, output) in enumerate(zip(values, outputs)):
+            if value.type != output.type:
+                self.op_error(at, f"expects yielded value #{k} to have type {_ptoas_type_text(output.type)}, got {_ptoas_type_text(value.type)}")
+                return
+
     def check_stages(self, op: ir.Operation) -> None:
         problem = stages_problem(op)
         if problem is not None:
@@ -684,6 +764,15 @@ def _enum_index(attr: ir.Attribute, name: str) -> int | None:
     return values.index(parts[1]) if parts[1] in values else None
 
 
+SIMT_ENTRY_ATTR = "pto.simt_entry"
+"""ptoas's kPTOSimtEntryAttrName: a function that is itself a SIMT entry."""
+
+
+def _block_ops(block: ir.Block) -> list[ir.Operation]:
+    ops = block.operations
+    return [ops[k].operation for k in range(len(ops))]
+
+
 def _ptoas_name(name: str) -> str:
     d = op_def(name)
     return d.full_name if d is not None else name
@@ -781,6 +870,11 @@ _OWN_RULES = {
     "pto.tfillpad": Rules.check_tfillpad,
     "pto.tsetval": Rules.check_tsetval,
     "pto.tgetval": Rules.check_tgetval,
+    "pto.section_cube": Rules.check_section,
+    "pto.section_vector": Rules.check_section,
+    "pto.section_simt": Rules.check_section_simt,
+    "pto.fusion_region": Rules.check_fusion_region,
+    "pto.yield": Rules.check_yield,
 }
 
 OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in ptoas_rules.RULES}}

@@ -25,8 +25,9 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from ..dialect import attributes as pto_attributes
-from ..dialect.formats import Match, Parts, SyntaxError_, scan_attribute
-from ..dialect.ops import BUILDABLE, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
+from ..dialect.formats import BODY, Match, Parts, SyntaxError_, scan_attribute
+from ..dialect.formats import _skip as _skip_space
+from ..dialect.ops import BUILDABLE, IMPLICIT_TERMINATOR, LOCAL_ARRAY, OPS, PTR, OpDef, op_def, ptoas_op_def
 from ..dialect.types import DYNAMIC, HandleType, PtrType, TileBufType, TypeSyntaxError, ViewType, parse_generic_type, parse_ptoas_type, parse_stripped_ptr
 from ..support.brackets import balanced_end, split_top
 from ..support.source_text import integer_literal
@@ -410,6 +411,13 @@ class _Reader:
         self.aliases = _Aliases()  # alias name -> its pto view; the plans in scope (`_PlanScope`)
         self.constants: dict[str, int] = {}  # SSA name -> integer constant, in the current function
         self.type_cache: dict[str, tuple[str, object]] = {}
+        # The ops with a region whose body is open, innermost last, shared by
+        # the readers of one source (a region's body spans the lines the
+        # line loop reads one by one); their offsets are the whole source's
+        # (`full`), of which this reader's `src` starts at `base`.
+        self.regions: list[_OpenRegion] = []
+        self.full = text
+        self.base = 0
 
     # -- output with its map ---------------------------------------------------------------
 
@@ -451,13 +459,16 @@ class _Reader:
         ssa_split = _SSA_SPLIT.split
         ssa_split_no_hash = _SSA_SPLIT_NO_HASH.split
         constants = self.constants
+        regions = self.regions
         offset = 0  # source offset of the current line
         copy_from = 0  # start of the source text not yet in `out`
         i = 0
         n = len(lines)
         while i < n:
             line = lines[i]
-            if '"' in line or "//" in line or _ATTRS_NEXT.match(src, offset + len(line)):  # a line's plan sees that line only
+            if regions and regions[-1].close < offset + len(line):
+                plan = _SCAN_LINE  # the line closes a region's body (`close_region`)
+            elif '"' in line or "//" in line or _ATTRS_NEXT.match(src, offset + len(line)):  # a line's plan sees that line only
                 plan = _SCAN_LINE
             elif "pto" not in line:
                 if "arith.constant" in line:
@@ -558,8 +569,8 @@ class _Reader:
         if m is None or line.count("(") != line.count(")"):
             return _SCAN_LINE
         definition = ptoas_op_def(m.group(2))
-        if definition is None:
-            return _SCAN_LINE
+        if definition is None or definition.regions:
+            return _SCAN_LINE  # (an op with a region: `open_region`)
         text = line[m.end(1) :].rstrip()
         text_parts = _SSA_SPLIT.split(text)
         shape = "%".join(text_parts[0::2])
@@ -606,6 +617,7 @@ class _Reader:
         inner.aliases = self.aliases
         inner.constants = self.constants
         inner.type_cache = self.type_cache
+        inner.regions, inner.full, inner.base = self.regions, self.full, self.base
         # one list: the problems stay in order (and `translate_type` caches only while there are none)
         inner.translation.problems = self.translation.problems
         end = inner.translate_op(definition, start, name_end)
@@ -622,6 +634,7 @@ class _Reader:
         inner.aliases = self.aliases
         inner.constants = self.constants
         inner.type_cache = self.type_cache
+        inner.regions, inner.full, inner.base = self.regions, self.full, self.base + start
         result = inner.run()
         self.constants = inner.constants  # a `func.func` in the chunk starts a new function
         t = self.translation
@@ -635,14 +648,22 @@ class _Reader:
         pos = 0  # source offset copied so far
         scan = 0  # where the next token search starts
         search = _READER_TOKEN.search
+        regions = self.regions
         while True:
             m = search(src, scan)
+            if regions:
+                close = regions[-1].close - self.base
+                if pos <= close < len(src) and (m is None or close < m.start()):
+                    pos = scan = self.close_region(close, pos)
+                    continue
             if m is None:
                 break
             scan = max(m.end(), pos)
             if m.start() < pos:
                 continue  # inside something already translated
             kind = m.lastgroup
+            if kind == "string" and src.startswith("(", m.end()) and src[m.start() + 1 : m.end() - 1] in _REGION_OP_NAMES:
+                self.open_generic_region(m.end())  # a generic op with a region: its body's end is noted
             if kind == "string" and src.startswith("(", m.end()) and src[m.start() + 1 : m.end() - 1] in _DOTTED_GENERIC:
                 # a generic op under its ptoas name (`"pto.sync.set"(...)`, as ptoas prints the ops
                 # it has no format for): the generic name is as long, so positions stay
@@ -696,11 +717,92 @@ class _Reader:
                         self.problem(m.start(), f"custom op '{m.group('op')}' is unknown")
                     continue
                 self.emit(src[pos : m.start()], pos, True)
-                pos = self.translate_op_cached(definition, m.start(), m.end())
+                if definition.regions:
+                    pos = self.open_region(definition, m.start(), m.end())
+                else:
+                    pos = self.translate_op_cached(definition, m.start(), m.end())
                 scan = pos
         self.emit(src[pos:], pos, True)
         self.translation.text = "".join(self.out)
         return self.translation
+
+    # -- ops with a region -------------------------------------------------------------------
+    #
+    # ptoas writes `pto.section.simt <<<32, 2, 1>>> {`, the body's lines, then
+    # `}` (and, for pto.fusion_region, `} : TYPES`); the generic form is
+    # `"pto.section_simt"() ({`, the body, `}) {dimX = ...} : () -> ()`, and
+    # the block ends in the implicit terminator (`ops.IMPLICIT_TERMINATOR`).
+    # The head (what the format has before `$body`) is read where the op
+    # starts, the tail where its body closes: the line loop reads the body in
+    # between (`run_by_lines` gives the line of the `}` to the general scan).
+
+    def open_region(self, definition: OpDef, start: int, name_end: int) -> int:
+        """Read the head of an op with a region at [start, name_end) up to
+        its `{`, write its generic head, note where the body closes; returns
+        where the source continues (the body)."""
+        src = self.src
+        fmt = definition.parsed_formats[0]
+        try:
+            match = fmt.head().read(src, name_end)
+        except SyntaxError_ as e:
+            self.problem(e.offset, e.args[0])
+            end = _statement_end(src, name_end)
+            self.emit(src[start:end], start, True)
+            return end
+        brace = _skip_space(src, match.end)
+        close = _region_end(self.full, self.base + brace) if src.startswith("{", brace) else -1
+        if close < 0:
+            what = "'{' to begin" if not src.startswith("{", brace) else "'}' to end"
+            self.problem(match.end if not src.startswith("{", brace) else brace, f"expected {what} the region of '{definition.full_name}'")
+            end = _statement_end(src, name_end)
+            self.emit(src[start:end], start, True)
+            return end
+        self.emit(f'"{definition.generic_name}"() ({{', start, False)
+        _shift(match, self.base)
+        self.regions.append(_OpenRegion(close, self.base + brace, definition, match, self.base + start))
+        return brace + 1
+
+    def open_generic_region(self, name_end: int) -> None:
+        """Note where the body of a generic op with a region (`"pto.x"() ({`)
+        closes, to end its block with the implicit terminator if it does
+        not (ptoas's generic print has none)."""
+        src = self.src
+        operands_end = balanced_end(src, name_end)
+        if operands_end < 0:
+            return
+        brace = _skip_blanks(src, operands_end)
+        if not src.startswith("({", brace):
+            return
+        close = _region_end(self.full, self.base + brace + 1)
+        if close >= 0:
+            self.regions.append(_OpenRegion(close, self.base + brace + 1, None, None, self.base + name_end))
+
+    def close_region(self, close: int, pos: int) -> int:
+        """Write the end of the innermost open region, whose `}` is at
+        `close` (this reader's offset): the implicit terminator, then (for
+        an op in ptoas syntax) `})` and the generic tail, from the format's
+        tail read after the `}`. Returns where the source continues."""
+        src = self.src
+        frame = self.regions.pop()
+        self.emit(src[pos:close], pos, True)
+        if not _ends_in_terminator(self.full, frame.brace + 1, frame.close):
+            self.emit(_TERMINATOR_TEXT + " ", close, False)
+        d = frame.definition
+        if d is None:  # a generic op: its `})` and the rest are copied
+            return close
+        match = frame.match
+        _shift(match, -self.base)
+        try:
+            d.parsed_formats[0].tail().read(src, close + 1, match)
+            generic, _ = self.generic_op(d, match, frame.start - self.base)
+        except SyntaxError_ as e:
+            line_end = _statement_end(src, close)
+            self.problem(min(e.offset, line_end), e.args[0])  # (not past the `}`'s line: where ptoas says it)
+            self.emit("})", close, False)
+            return close + 1
+        head = f'"{d.generic_name}"()'
+        self.emit("})" + generic[len(head) :] + "\n" * src.count("\n", close, match.end), close, False)
+        return match.end
 
     # -- types and attributes --------------------------------------------------------------
 
@@ -1121,6 +1223,69 @@ def _statement_end(text: str, pos: int) -> int:
     return len(text) if end < 0 else end
 
 
+@dataclass
+class _OpenRegion:
+    """An op whose region's body the reader is in: where its `}` is and its
+    `{` (offsets of the whole source), the op (None: a generic op, copied)
+    and what the head of its format read (offsets of the whole source)."""
+
+    close: int
+    brace: int
+    definition: OpDef | None
+    match: Match | None
+    start: int
+
+
+_REGION_OP_NAMES = frozenset(name for d in OPS if d.regions for name in (d.full_name, d.generic_name))
+_TERMINATOR_TEXT = f'"{IMPLICIT_TERMINATOR}"() : () -> ()'
+_TERMINATOR_LINE = re.compile(r'[ \t]*(?:"' + re.escape(IMPLICIT_TERMINATOR) + r'"|' + re.escape(IMPLICIT_TERMINATOR) + r")(?![\w.])")
+
+
+def _region_end(text: str, brace: int) -> int:
+    """The offset of the `}` that closes the region body opening at the `{`
+    at `brace`, or -1: braces counted, strings and `//` comments skipped."""
+    depth = 0
+    i, n = brace, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "/" and text.startswith("//", i):
+            i = text.find("\n", i)
+            if i < 0:
+                return -1
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _ends_in_terminator(text: str, body_start: int, close: int) -> bool:
+    """Whether the body [body_start, close) already ends in the implicit
+    terminator (a generic text this dialect printed)."""
+    body = text[body_start:close].rstrip()
+    last = body[body.rfind("\n") + 1 :]
+    return _TERMINATOR_LINE.match(last) is not None or last.lstrip().startswith(_TERMINATOR_TEXT)
+
+
+def _shift(match: Match, delta: int) -> None:
+    """Move every position in `match` by `delta`."""
+    if not delta:
+        return
+    match.operands = {k: [(v, at + delta) for v, at in found] for k, found in match.operands.items()}
+    match.types = {k: [(v, at + delta) for v, at in found] for k, found in match.types.items()}
+    match.attributes = {k: (v, at + delta) for k, (v, at) in match.attributes.items()}
+    if match.attr_dict is not None:
+        match.attr_dict = (match.attr_dict[0], match.attr_dict[1] + delta)
+    match.end += delta
+
+
 def _dict_entries(text: str) -> list[tuple[str, str | None]]:
     """`{a = 1, b, c = {d = 2}}` -> [(a, 1), (b, None), (c, {d = 2})]."""
     body = text.strip()[1:-1]
@@ -1173,6 +1338,9 @@ NAMED_RESULTS = {d.generic_name: tuple(r.name for r in d.results) for d in OPS i
 %valid_col = pto.get_validshape`): ODS gives an op of more than one result
 a getAsmResultNames that names each named, non-variadic result, where MLIR
 prints `%1:2` and uses `%1#0`."""
+_REGION_OPS = frozenset(d.generic_name for d in OPS if d.regions)
+_PRINTED_TERMINATOR = re.compile(r"[ \t]*" + re.escape(IMPLICIT_TERMINATOR) + r"(?: loc\([^\n]*\))?")
+"""The implicit terminator as MLIR prints it (`gpu.yield`, maybe located)."""
 _RESULT_GROUP = re.compile(r"%([\w$.\-]+):(\d+)")
 _RESULT_USE = re.compile(r"%[\w$.\-]+#\d+")
 _PIPE_HANDLE = HandleType("pipe").generic()
@@ -1213,7 +1381,12 @@ _WRITER_TEMPLATES = _BoundedPlans(_PLANS_PER_SCOPE)
 @lru_cache(maxsize=8192)
 def _ptoas_type(text: str) -> str:
     view = parse_generic_type(text)
-    return view.ptoas() if view is not None else text
+    if view is not None:
+        return view.ptoas()
+    if not text.startswith("!pto.") and ("#pto." in text or "!pto." in text):
+        # a builtin type holding pto attributes or types (`memref<256xf32, #pto.address_space<"gm">>`)
+        return _translate_types(text)
+    return text
 
 
 def _translate_types(text: str) -> str:
@@ -1282,9 +1455,13 @@ class _Writer:
         elided = _ELIDED_RESULT_OPS
         op_line = _PRINTED_OP_LINE.match
         op_line_no_hash = _PRINTED_OP_LINE_NO_HASH.match
-        lines = text.split("\n")
+        lines: list[str | None] = text.split("\n")
         result_names = self.result_names
+        regions: list[tuple[int, str]] = []  # the ops with a region whose body is open: (line, indentation)
         for i, line in enumerate(lines):
+            if regions and line.startswith(regions[-1][1] + "})"):
+                self.close_region(lines, regions.pop()[0], i)
+                continue
             if result_names:
                 if "func.func" in line:
                     result_names.clear()  # a function numbers its values anew
@@ -1294,6 +1471,9 @@ class _Writer:
                 m = op_line(line) if "#" in line else op_line_no_hash(line)
                 if m is None:
                     lines[i] = self.write_unmatched(line)
+                    continue
+                if m.group(2) in _REGION_OPS and line.endswith(" ({", m.end()):
+                    regions.append((i, line[: len(line) - len(line.lstrip(" "))]))  # written at its end (`close_region`)
                     continue
                 if ":" in m.group(1) and m.group(2) in NAMED_RESULTS:
                     line = lines[i] = self.name_results(line, m.group(1), NAMED_RESULTS[m.group(2)])
@@ -1331,7 +1511,33 @@ class _Writer:
                     self.constants[c.group(1)] = integer_literal(c.group(2))
             if "pto." in line:
                 lines[i] = _translate_types(line)
-        return "\n".join(lines)
+        return "\n".join(line for line in lines if line is not None)
+
+    def close_region(self, lines: list, opened: int, closed: int) -> None:
+        """Write an op with a region, whose generic head is line `opened` and
+        whose body ends at line `closed` (`}) ...`): the implicit terminator
+        left out (the body's last line), and the op in ptoas syntax when its
+        format prints it (the head on the first line, `}` and the tail on the
+        last), else in the generic form (which ptoas reads too)."""
+        last = closed - 1
+        while last > opened and lines[last] is None:
+            last -= 1
+        if last > opened and _PRINTED_TERMINATOR.fullmatch(lines[last]) is not None:
+            lines[last] = None
+        head_line, close_line = lines[opened], lines[closed]
+        indent = close_line[: len(close_line) - len(close_line.lstrip(" "))]
+        m = _PRINTED_OP_LINE.match(head_line)
+        head, name = m.group(1), m.group(2)
+        d = op_def(name)
+        # the op as one generic line without its region: `HEAD"pto.x"()` and what follows `})`
+        one_line = head_line[: m.end()] + close_line[len(indent) + 2 :]
+        written = self.render(d, head, one_line, m.start(3), len(one_line))
+        if written is None or written.count(BODY) != 1:
+            lines[opened], lines[closed] = _translate_types(head_line), _translate_types(close_line)
+            return
+        before, after = written.split(BODY)
+        lines[opened] = before + "{"
+        lines[closed] = indent + "}" + after
 
     def name_results(self, line: str, head: str, names: tuple[str, ...]) -> str:
         """The op line with its result group `%N:k` spelled as ptoas names

@@ -31,10 +31,12 @@ def _synopsis_tokens(elements, d: OpDef) -> list[str]:
         if isinstance(e, Literal):
             if e.text.strip():
                 tokens.append(e.text)
+        elif isinstance(e, Var) and e.name in {r.name for r in d.regions}:
+            tokens.append("{ ... }")  # a region's body
         elif isinstance(e, Var):
             tokens.append(f"%{e.name}" if e.name in operand_names else f"<{e.name}>")
         elif isinstance(e, TypeOf):
-            tokens.append(f"type({e.name})")
+            tokens.append("type(results)" if e.name == "results" else f"type({e.name})")
         elif isinstance(e, AttrDict):
             tokens.append("{attrs}")
         elif isinstance(e, Optional):
@@ -57,6 +59,7 @@ def synopsis(d: OpDef, format_text: str) -> str:
     text = re.sub(r" :\s*", " : ", text)
     text = re.sub(r"(\w) \(", r"\1(", text)  # ins(, outs(
     text = re.sub(r"(%\w+) \[%", r"\1[%", text)  # %mb[%slot]
+    text = text.replace("< < < ", "<<<").replace(" > > >", ">>>")  # section.simt's launch dimensions
     results = ", ".join(f"%{r.name}" for r in d.results)
     head = f"{results} = {d.full_name}" if results else d.full_name
     return f"{head} {text}".rstrip()
