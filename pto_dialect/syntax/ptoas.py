@@ -1312,7 +1312,58 @@ def to_generic(text: str) -> Translation:
     generic form, with the map back to the source's positions."""
     if "pto." not in text:
         return Translation(text, _source=text)
+    if "<{" in text and '"pto.' in text:
+        text = _properties_as_attributes(text)
     return _Reader(text).run_by_lines()
+
+
+_GENERIC_PTO_OP = re.compile(r'"pto\.[\w.]+"\(')
+
+
+def _properties_as_attributes(text: str) -> str:
+    """`text` with the properties of each generic pto op (`<{...}>`, how
+    ptoas's generic printing spells an op's inherent attributes) in its
+    attribute dictionary instead: an IRDL op has no properties (MLIR:
+    "extensible Dialects don't support properties"), and our op table's
+    attributes are the same ODS attributes. Only delimiters change, each to
+    text of its length (`<{` -> ` {`, `}> {` -> `,   `), so every position
+    stays the source's. An op with a region after its properties is left
+    as it is (its attribute dictionary comes after the region)."""
+    out = list(text)
+    for m in _GENERIC_PTO_OP.finditer(text):
+        operands_end = balanced_end(text, m.end() - 1)
+        if operands_end < 0:
+            continue
+        start = _skip_blanks(text, operands_end)
+        if not text.startswith("<{", start):
+            continue
+        end = balanced_end(text, start)  # after `}>`
+        if end < 0 or text[end - 2 : end] != "}>":
+            continue
+        after = _skip_blanks(text, end)
+        if text.startswith("(", after):
+            continue  # regions follow: see above
+        has_properties = bool(text[start + 2 : end - 2].strip())
+        if text.startswith("{", after):  # an attribute dictionary follows
+            dict_end = balanced_end(text, after)
+            if dict_end < 0:
+                continue
+            has_attributes = bool(text[after + 1 : dict_end - 1].strip())
+            if has_properties and has_attributes:  # one dictionary: `{props,   attrs}`
+                out[start] = " "
+                out[end - 2 : after + 1] = [","] + [" "] * (after - end + 2)
+            elif has_properties:  # `{props}` and no dictionary after it
+                out[start] = " "
+                out[end - 1] = " "
+                out[after:dict_end] = [" "] * (dict_end - after)
+            else:  # the dictionary alone
+                out[start:end] = [" "] * (end - start)
+        elif has_properties:
+            out[start] = " "
+            out[end - 1] = " "
+        else:
+            out[start:end] = [" "] * (end - start)
+    return "".join(out)
 
 
 # --- writing ptoas syntax ----------------------------------------------------------------
