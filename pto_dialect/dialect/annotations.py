@@ -81,18 +81,31 @@ def set_memory_usage(func: ir.Operation, usage: dict[str, int]) -> None:
     )
 
 
-def module_arch(module: ir.Operation) -> str | None:
-    """The arch a module names with `pto.target_arch`, or None.
+DEVICE_SPEC_ATTR = "pto.device-spec"
+A5_DEVICE_SPECS = ("Ascend950", "Ascend910_95")
+"""The device specs ptoas takes for an A5 (PTOAS lib/PTO/IR/PTO.cpp,
+`isA5DeviceSpec`)."""
 
-    Raises ArchError when the attribute is present but not a known arch name.
+
+def module_arch(module: ir.Operation) -> str | None:
+    """The arch a module names, or None: `pto.target_arch`, except that a
+    `pto.device-spec` of an A5 (`"Ascend950"`, ...) makes it `a5` whatever
+    `pto.target_arch` says, as ptoas decides (PTOAS lib/PTO/IR/PTO.cpp,
+    `isA5ModuleTarget`; any other device spec decides nothing).
+
+    Raises ArchError when `pto.target_arch` is present but not a known arch name.
     """
     attrs = module.attributes
-    if ARCH_ATTR not in attrs:
-        return None
-    attr = attrs[ARCH_ATTR]
-    arch = canonical_arch(attr.value) if isinstance(attr, ir.StringAttr) else None
-    if arch is None:
-        raise ArchError(f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)} (or 'a2', 'a3'), got {attr}")
+    arch = None
+    if ARCH_ATTR in attrs:
+        attr = attrs[ARCH_ATTR]
+        arch = canonical_arch(attr.value) if isinstance(attr, ir.StringAttr) else None
+        if arch is None:
+            raise ArchError(f"'{ARCH_ATTR}' must be one of {', '.join(repr(a) for a in ARCHS)} (or 'a2', 'a3'), got {attr}")
+    if arch != "a5" and DEVICE_SPEC_ATTR in attrs:
+        spec = attrs[DEVICE_SPEC_ATTR]
+        if isinstance(spec, ir.StringAttr) and spec.value.startswith(A5_DEVICE_SPECS):
+            return "a5"
     return arch
 
 
@@ -112,5 +125,7 @@ def resolve_ptoas_arch(module: ir.Operation, option: str | None = None) -> str:
     a5; targets.ptoas_arch_name)."""
     if option:
         return ptoas_arch_name(option)
+    if module_arch(module) == "a5":
+        return "a5"
     attr = module.attributes[ARCH_ATTR] if ARCH_ATTR in module.attributes else None
     return ptoas_arch_name(attr.value if isinstance(attr, ir.StringAttr) else None)
