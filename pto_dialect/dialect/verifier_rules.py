@@ -461,14 +461,19 @@ class Rules:
         return source, result, {}
 
     def check_matmul(self, op: ir.Operation) -> None:
+        """lhs @ rhs into dst: their valid shapes agree (where static)."""
         layout = self.layout(op)
         operands = op.operands
         lhs, rhs, dst = (tile_type(operands[layout.index(n)].type) for n in ("lhs", "rhs", "dst"))
         if None in (lhs, rhs, dst):
             return
-        (m, k), (k2, n), (m2, n2) = lhs.shape, rhs.shape, dst.shape
-        if k != k2 or (m, n) != (m2, n2):
-            self.op_error(op, f"matmul shapes do not agree: lhs {m}x{k} @ rhs {k2}x{n} cannot give {m2}x{n2}")
+        # The product is lhs's valid rows x lhs's valid columns @ rhs's valid
+        # columns (pto-isa's TMATMUL_IMPL reads M, K, N from the valid shapes),
+        # so those must agree where they are static; a tile may be larger than
+        # its valid part (ptoas's test/lit/pto/subview_boxed_row_major_column_slice_preserve_parent_shape_a5.pto).
+        (m, k), (k2, n), (m2, n2) = lhs.valid, rhs.valid, dst.valid
+        if _differ(k, k2) or _differ(m, m2) or _differ(n, n2):
+            self.op_error(op, f"matmul shapes do not agree: lhs {_dim(m)}x{_dim(k)} @ rhs {_dim(k2)}x{_dim(n)} cannot give {_dim(m2)}x{_dim(n2)}")
 
     def check_tfillpad(self, op: ir.Operation) -> None:
         """ptoas's `TFillPadOp::verify` (and `verifyTFillPadLike`, whose
@@ -876,6 +881,15 @@ _OWN_RULES = {
     "pto.fusion_region": Rules.check_fusion_region,
     "pto.yield": Rules.check_yield,
 }
+
+
+def _differ(a: int, b: int) -> bool:
+    """Two dimensions that are both static and not the same."""
+    return a != DYNAMIC and b != DYNAMIC and a != b
+
+
+def _dim(d: int) -> str:
+    return "?" if d == DYNAMIC else str(d)
 
 OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in ptoas_rules.RULES}}
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""

@@ -413,14 +413,17 @@ def _compile_matmul(c: Compiler, op: ir.Operation) -> Instr:
 
     def body(frame: Frame) -> tuple[int, int]:
         rl, rr, rd = tile_operand(frame[lhs], "lhs"), tile_operand(frame[rhs], "rhs"), tile_operand(frame[dst], "dst")
-        (m, k), (k2, n), (m2, n2) = rl.layout.shape, rr.layout.shape, rd.layout.shape
-        if k != k2 or (m, n) != (m2, n2):
-            raise OpFault(f"shapes do not agree: {m}x{k} @ {k2}x{n} into {m2}x{n2}")
+        # M, K, N from the valid shapes, as pto-isa's TMATMUL_IMPL reads them
+        # (a tile may be larger than its valid part); reads past a source's
+        # shape fault in `read`, a product past dst's shape here
+        rows, inner = rl.valid
+        cols = rr.valid[1]
+        dst_rows, dst_cols = rd.layout.shape
+        if rows > dst_rows or cols > dst_cols:
+            raise OpFault(f"shapes do not agree: {rows}x{inner} @ {rr.valid[0]}x{cols} into a {dst_rows}x{dst_cols} tile")
         in_dtype, out_dtype = rl.layout.dtype, rd.layout.dtype
         if rr.layout.dtype != in_dtype:
             raise same_dtype_fault(t.name, in_dtype, rr.layout.dtype)
-        rows, inner = rl.valid
-        cols = rr.valid[1]
         vl = to_compute(in_dtype, t.read(rl, "lhs", rows, inner))
         vr = to_compute(in_dtype, t.read(rr, "rhs", inner, cols))
         acc = None
