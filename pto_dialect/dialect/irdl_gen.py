@@ -130,6 +130,11 @@ def _types() -> list[str]:
     for name in ("tensor_view", "partition_tensor_view"):
         out += _type(name, f"!pto.{name}<[D0, ...] (-1: ?), DTYPE>", lambda b: [("shape", b.array()), ("dtype", b.element_type())])
     out += _type("local_array", "!pto.local_array<[D0, ...], DTYPE>", lambda b: [("shape", b.array()), ("dtype", b.element_type())])
+    out += _type(
+        "struct",
+        "!pto.struct<[FIELD, ...]>: a stack-local aggregate of scalar fields (syntax tier; the fields are checked by the verifier)",
+        lambda b: [("fields", b.value("fields", 'irdl.base "#builtin.array"'))],
+    )
     for name, generic in types.HANDLE_GENERIC_NAMES.items():
         out += _type(generic, f"!pto.{name} in ptoas syntax (syntax tier)", lambda b: [])
     out += _type("eventid_array", "!pto.eventid_array<N : i64> (syntax tier)", lambda b: [("size", b.value("size", 'irdl.base "#builtin.integer"'))])

@@ -98,6 +98,12 @@ irdl.dialect @pto {
     irdl.parameters(shape: %array, dtype: %dtype)
   }
 
+  // !pto.struct<[FIELD, ...]>: a stack-local aggregate of scalar fields (syntax tier; the fields are checked by the verifier)
+  irdl.type @struct {
+    %fields = irdl.base "#builtin.array"
+    irdl.parameters(fields: %fields)
+  }
+
   // !pto.pipe in ptoas syntax (syntax tier)
   irdl.type @pipe_handle {
     irdl.parameters()

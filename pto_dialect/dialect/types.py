@@ -23,7 +23,7 @@ from functools import cached_property, lru_cache
 
 from mlir import ir
 
-from ..support.brackets import balanced_end
+from ..support.brackets import balanced_end, split_top
 from ..support.source_text import integer_literal
 
 DYNAMIC = -1
@@ -303,6 +303,27 @@ class LocalArrayType(_TypeView):
 
 
 
+_STRUCT_SCALARS = frozenset(f"{s}i{w}" for s in ("", "s", "u") for w in (8, 16, 32, 64)) | {"f16", "bf16", "f32", "f64"}
+"""The scalar types a `!pto.struct` field may have (PTOAS lib/PTO/IR/PTO.cpp, isStructScalar)."""
+
+
+@dataclass(frozen=True)
+class StructType(_TypeView):
+    """`!pto.struct<T0, T1, ...>`: a stack-local aggregate of scalar fields
+    (syntax tier; PTOAS include/PTO/IR/PTOTypeDefs.td, StructType); a field
+    is one of `_STRUCT_SCALARS` or a nested struct. Generic spelling:
+    `!pto.struct<[T0, T1, ...]>` (an IRDL type's parameters are attributes:
+    here an array of types)."""
+
+    fields: tuple  # each a scalar type's name or a StructType
+
+    def ptoas(self) -> str:
+        return "!pto.struct<" + ", ".join(f.ptoas() if isinstance(f, StructType) else f for f in self.fields) + ">"
+
+    def generic(self) -> str:
+        return "!pto.struct<[" + ", ".join(f.generic() if isinstance(f, StructType) else f for f in self.fields) + "]>"
+
+
 @dataclass(frozen=True)
 class ElementType(_TypeView):
     """A pto low-precision element type (`!pto.hif8`, `!pto.f8E8M0`, ...).
@@ -353,7 +374,7 @@ class EventIdArrayType(_TypeView):
 HANDLE_TYPES = ("pipe", "async_session", "async_event", "prefetch_async_context")
 HANDLE_GENERIC_NAMES = {name: "pipe_handle" if name == "pipe" else name for name in HANDLE_TYPES}
 
-PtoType = TileBufType | MultiTileBufType | PtrType | ViewType | LocalArrayType | ElementType | HandleType | EventIdArrayType
+PtoType = TileBufType | MultiTileBufType | PtrType | ViewType | LocalArrayType | ElementType | HandleType | EventIdArrayType | StructType
 
 
 # --- the ptoas spelling ------------------------------------------------------------
@@ -711,6 +732,38 @@ def _parse_eventid_array(r: _Reader, start: int) -> EventIdArrayType:
     return EventIdArrayType(int(m.group()))
 
 
+def _parse_struct(r: _Reader, start: int) -> StructType:
+    """ptoas's StructType::parse: `<` types `>`, then its verify's rules."""
+    fields: list = []
+    if r.peek() == ">":
+        raise TypeSyntaxError("'!pto.struct' requires at least one field", start + len("!pto."))
+    while True:
+        r.skip()
+        at = r.pos
+        if r.text.startswith("!", r.pos):
+            if r.text.startswith("!pto.", r.pos):
+                field, r.pos = parse_ptoas_type(r.text, r.pos, r.aliases)
+            else:
+                m = re.compile(r"![\w$.\-]+").match(r.text, r.pos)
+                field = r.aliases.get(m.group(0)) if m else None
+                if field is None:
+                    raise TypeSyntaxError(f"undefined symbol alias id '{m.group(0)[1:] if m else ''}'", at)
+                r.pos = m.end()
+        else:
+            field = r.element_type()
+        if not (isinstance(field, StructType) or field in _STRUCT_SCALARS):
+            text = field.ptoas() if isinstance(field, _TypeView) else field
+            raise TypeSyntaxError(
+                f"'!pto.struct' field {len(fields)} type '{text}' is not scalar-storable; only i8/i16/i32/i64 (signed, "
+                "unsigned or signless), f16/bf16/f32/f64, or a nested !pto.struct are allowed (!pto.local_array cannot be "
+                "a field because emitc.member cannot yield an array lvalue; tile_buf / tensor_view belong to the vec/cube world)",
+                start + len("!pto."),  # ptoas's type parser's name location
+            )
+        fields.append(field)
+        if not r.optional(","):
+            return StructType(tuple(fields))
+
+
 _PARSERS = {
     "eventid_array": _parse_eventid_array,
     "tile_buf": _parse_tile,
@@ -719,6 +772,7 @@ _PARSERS = {
     "tensor_view": _view_parser("tensor_view"),
     "partition_tensor_view": _view_parser("partition_tensor_view"),
     "local_array": _parse_local_array,
+    "struct": _parse_struct,
 }
 PTOAS_TYPE_NAMES = frozenset(_PARSERS) | frozenset(PTO_ELEMENT_TYPES) | frozenset(HANDLE_TYPES)
 
@@ -797,6 +851,15 @@ def _parse_generic_type(text: str) -> PtoType | None:
     if text.startswith("!pto.local_array<"):
         m = _GENERIC_LOCAL.fullmatch(text)
         return LocalArrayType(_ints(m.group(1)), ptoas_dtype(m.group(2))) if m else None
+    if text.startswith("!pto.struct<[") and text.endswith("]>"):
+        fields = []
+        for part in split_top(text[len("!pto.struct<[") : -2], ","):
+            part = part.strip()
+            field = parse_generic_type(part) if part.startswith("!pto.") else part
+            if not (isinstance(field, StructType) or field in _STRUCT_SCALARS):
+                return None
+            fields.append(field)
+        return StructType(tuple(fields)) if fields else None
     handle = next((name for name, generic in HANDLE_GENERIC_NAMES.items() if text == "!pto." + generic), None)
     if handle is not None:
         return HandleType(handle)

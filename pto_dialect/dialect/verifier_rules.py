@@ -25,6 +25,7 @@ from .types import (
     ROW_PLUS_ONE,
     MultiTileBufType,
     PtrType,
+    StructType,
     TileBufType,
     ViewType,
     pto_type,
@@ -630,6 +631,54 @@ class Rules:
         if last != op and last is not None and last.name == "pto.yield":  # else the parent's error says it
             self.op_error(op, "must be the last operation in the parent block")
 
+    # -- !pto.struct (PTOAS lib/PTO/IR/PTO.cpp: DeclareStructOp, StructGetOp,
+    # StructSetOp::verify, walkStructPath, verifyStructLeafIsScalar) ---------
+
+    def check_declare_struct(self, op: ir.Operation) -> None:
+        """The struct's storage dies with its scope: its value reaches no terminator."""
+        if not isinstance(self.view(op.results[0].type), StructType):
+            self.op_error(op, f"result #0 must be !pto.struct, but got {_ptoas_type_text(op.results[0].type)}")
+            return
+        for use in op.results[0].uses:
+            user = use.owner.operation
+            if user.name in _TERMINATORS:
+                self.op_error(
+                    op,
+                    "stack-local struct must not escape the scope that declares it, but its value is passed to "
+                    f"'{_ptoas_name(user.name)}', which would expose the address of storage that is about to die; declare "
+                    "the struct in the outer scope and mutate it from the nested region instead (pto.struct_set mutates "
+                    "in place, so a struct never needs to be returned or yielded)",
+                )
+                return
+
+    def check_struct_access(self, op: ir.Operation) -> None:
+        """A path of constant indices down to a scalar field of the value's type."""
+        root = self.view(op.operands[0].type)
+        if not isinstance(root, StructType):
+            self.op_error(op, f"operand #0 must be !pto.struct, but got {_ptoas_type_text(op.operands[0].type)}")
+            return
+        path = list(ir.DenseI64ArrayAttr(op.attributes["path"]))
+        if not path:
+            self.op_error(op, "struct path must have at least one index")
+            return
+        field = root
+        for depth, index in enumerate(path):
+            if not isinstance(field, StructType):
+                self.op_error(op, f"struct path index {depth} descends into non-struct field of type '{field}'")
+                return
+            if not 0 <= index < len(field.fields):
+                self.op_error(op, f"struct path index {depth} ({index}) is out of range for '{field.ptoas()}' with {len(field.fields)} field(s)")
+                return
+            field = field.fields[index]
+        if isinstance(field, StructType):
+            self.op_error(op, f"struct path must end at a scalar field, but ends at '{field.ptoas()}'; extend the path to reach a scalar inside it")
+            return
+        getting = op.name == "pto.struct_get"
+        value = op.results[0] if getting else op.operands[1]
+        if str(value.type) != field:
+            what = "result" if getting else "value"
+            self.op_error(op, f"{what} type '{value.type}' does not match field type '{field}' at the given path")
+
     def _yielded_match(self, at: ir.Operation, yield_op: ir.Operation, region_op: ir.Operation, count_message) -> None:
         values, outputs = list(yield_op.operands), list(region_op.results)
         if len(values) != len(outputs):
@@ -880,7 +929,16 @@ _OWN_RULES = {
     "pto.section_simt": Rules.check_section_simt,
     "pto.fusion_region": Rules.check_fusion_region,
     "pto.yield": Rules.check_yield,
+    "pto.declare_struct": Rules.check_declare_struct,
+    "pto.struct_get": Rules.check_struct_access,
+    "pto.struct_set": Rules.check_struct_access,
 }
+
+
+_TERMINATORS = frozenset(("func.return", "scf.yield", "scf.condition", "cf.br", "cf.cond_br", "cf.switch", "pto.yield"))
+"""The terminators a struct value may not reach (ptoas asks the IsTerminator
+trait, which the bindings do not show: the terminators of the dialects a
+kernel holds)."""
 
 
 def _differ(a: int, b: int) -> bool:
