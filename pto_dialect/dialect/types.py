@@ -390,6 +390,9 @@ _TOKEN = re.compile(
 )
 
 
+_DIMS = re.compile(r"(?:(?:\d+|\?)[ \t]*x[ \t]*)+")
+
+
 class _Reader:
     """Tokens of a type's body, with positions for ptoas-style errors."""
 
@@ -454,10 +457,10 @@ class _Reader:
     def dims(self, allow_dynamic: bool) -> list[int]:
         """`16x16x` (the trailing x included) as ints."""
         self.skip()
-        m = re.compile(r"(?:(?:\d+|\?)x)+").match(self.text, self.pos)
+        m = _DIMS.match(self.text, self.pos)  # (spaces around an `x`, as MLIR's lexer allows: `8 x 128 x f32`)
         if m is None:
             return []
-        parts = m.group(0)[:-1].split("x")
+        parts = [p.strip() for p in m.group(0).rstrip()[:-1].split("x")]
         if not allow_dynamic and "?" in parts:
             raise self.error("expected static shape")
         at = self.pos

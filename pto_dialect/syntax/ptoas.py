@@ -228,6 +228,10 @@ wraps an op's `ins(...)` and `outs(...)` over lines, and puts its attribute
 dictionary on a line of its own: PTOAS test/lit/pto/*.pto; a region never
 opens on a line of its own in text ptoas or MLIR prints)."""
 _ATTRS_NEXT = re.compile(r"\n[ \t]*\{")
+_ATTR_ENTRY = re.compile(r"[ \t]*[A-Za-z_][\w.$\-]*[ \t]*=(?!=)")
+"""A line that is an entry of an attribute dictionary (`split = 1`): the
+`{` that ends the line before opens a dictionary, not a region (no op
+begins with a bare word and `=`)."""
 """At a line's end: the next line is the op's attribute dictionary."""
 _MAX_CHUNK_LINES = 10000
 """How many lines an open bracket may carry the general scan on for."""
@@ -522,19 +526,24 @@ class _Reader:
                     i += 1
                     continue
             # the general scan, on this line and every line an open bracket carries on to
-            first, depth, braces = i, 0, 0
+            first, depth, angles, braces = i, 0, 0, 0
             while True:
                 text_line = lines[i]
-                # parentheses only: a region's `{` does not make its body one op;
+                # parentheses and angle brackets (a type over several lines; `->` closes
+                # nothing) only: a region's `{` does not make its body one op;
                 # but an attribute dictionary on lines of its own is the op's
                 depth += text_line.count("(") - text_line.count(")")
+                if "<" in text_line or ">" in text_line:  # (apart: a `)` may close a `(` of a line before)
+                    angles += text_line.count("<") - text_line.count(">") + text_line.count("->")
                 if braces > 0 or (i > first and text_line.lstrip().startswith("{")):
                     braces += text_line.count("{") - text_line.count("}")
+                elif i + 1 < n and _ATTR_ENTRY.match(lines[i + 1]) and text_line.count("{") > text_line.count("}"):
+                    braces += text_line.count("{") - text_line.count("}")  # `{` ending a line, its entries below
                 i += 1
                 if i >= n or i - first > _MAX_CHUNK_LINES:
                     break
                 # an op goes on where the next line is the rest of one (`outs(...)`, `-> type`, `{attrs}`)
-                if depth <= 0 and braces <= 0 and _CONTINUATION.match(lines[i]) is None:
+                if depth <= 0 and angles <= 0 and braces <= 0 and _CONTINUATION.match(lines[i]) is None:
                     break
             chunk_end = offset + sum(len(lines[k]) + 1 for k in range(first, i))
             chunk_end = min(chunk_end, len(src))
