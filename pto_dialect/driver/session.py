@@ -302,11 +302,15 @@ class Session:
                 self.phase_seconds["parse"] += clock() - started
             twin = None
             if user_locations:
-                twin = self._placed_twin(generic)
+                twin_text = _without_locations(generic.padded())
+                twin = self._placed_twin(twin_text)
                 if twin is not None:
                     _place_ops(module, twin, self.context)
             started = clock()
-            keep_names(module, translation.text.split("\n"), chunk.first_line, twin)
+            if twin is None:
+                keep_names(module, translation.text.split("\n"), chunk.first_line)
+            else:  # the names at the twin's positions, in the text it was parsed from
+                keep_names(module, twin_text.split("\n"), 1, twin)
             self.phase_seconds["keep names"] += clock() - started
             _place_implicit_module(module, chunk.first_line)
             started = clock()
@@ -340,12 +344,12 @@ class Session:
             return e
         return None
 
-    def _placed_twin(self, generic: Chunk) -> ir.Module | None:
-        """The text parsed again without the user's locations (every op at
-        its own position), or None if that does not parse."""
+    def _placed_twin(self, text: str) -> ir.Module | None:
+        """The padded generic text without the user's locations (`text`,
+        every op at its own position) parsed, or None if that does not parse."""
         handler = self.context.attach_diagnostic_handler(lambda _d: True)  # the twin's diagnostics are not the user's
         try:
-            return ir.Module.parse(_parser_bytes(_without_locations(generic.padded())), self.context)
+            return ir.Module.parse(_parser_bytes(text), self.context)
         except ir.MLIRError:
             return None
         finally:

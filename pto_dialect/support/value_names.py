@@ -89,7 +89,9 @@ def _namer(lines: Sequence[str], first_line: int):
         col = at.start_col - 1
         if line.find("=", col - 3 if col > 3 else 0, col) >= 0:  # results before the op's name (most ops have none)
             m = results_before(line, 0, col)
-            if m is not None and not m.group(1).isdigit():
+            if m is not None and not m.group(1).isdigit() and not (source is not None and name_of(location) == m.group(1)):
+                # (with its twin, the op's location is the user's: it may name its results already, as
+                # `--mlir-print-debuginfo` prints them)
                 if "," in m.group(0):  # `%a, %b = `: each result's name, the first outermost
                     for other in reversed(_ARGUMENT.findall(m.group(0))[1:]):
                         location = name_location(other, childLoc=location)
@@ -113,7 +115,9 @@ def _name_arguments(op: ir.Operation, source: ir.Operation, position) -> None:
                     continue
                 m = _ARGUMENT.match(*at)
                 if m is not None and not m.group(1).isdigit():
-                    argument.set_location(ir.Location.name(m.group(1), childLoc=argument.location))
+                    location = argument.location
+                    if source is op or name_of(location) != m.group(1):  # (named by the user's location already)
+                        argument.set_location(ir.Location.name(m.group(1), childLoc=location))
 
 
 def name_of(location: ir.Location) -> str | None:

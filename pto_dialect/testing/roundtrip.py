@@ -75,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
                 return _fail(f"printing the text printed from the generic form changes it: {first_difference(second, third)}")
         elif second != first:
             return _fail(f"printing what pto-opt printed changes it: {first_difference(first, second)}")
-        code, generic = run(base, "generic.mlir", GENERIC)
+        # with locations: an op's value names travel in them (the generic form
+        # names an op's results as one group; docs/tools.md, "Value names")
+        code, generic = run(base, "generic.mlir", GENERIC, "--mlir-print-debuginfo")
         if code != 0:
             return _fail("the printed text cannot be printed in the generic form (errors above)")
         code, back = run(os.path.join(tmp, "generic.mlir"), "back.pto")
@@ -102,7 +104,7 @@ def api_main(argv: list[str] | None = None) -> int:
             print(str(e), file=sys.stderr)
             return 1
         printed = print_module(module)
-        generic = print_module(module, generic=True)
+        generic = print_module(module, generic=True, debuginfo=True)  # (see `main`)
     for label, again_text in (("printed", printed), ("generic", generic)):
         with ir.Context():
             try:
