@@ -38,6 +38,7 @@ from ..dialect.types import tile_type
 from ..support import trampoline
 from ..support.ir_utils import ConstantInts
 from .buffers import forward_aliases, op_access, op_display_name
+from .loop_body import BodyOp, LoopBody
 from .loop_index import static_trip_count
 from .regions import Extents, Geometry, Rect, ValidExtents, buffer_root_geometry, covered, invariant_in, may_write, op_regions, root_bytes, view_geometry
 
@@ -341,7 +342,13 @@ UNDECIDED = object()
 _NOT_STRAIGHT = VIEW_OPS | {_SET_VALIDSHAPE}
 
 
-def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = None, extents: ValidExtents | None = None):
+def straight_line_verdict(
+    buffer: ir.Value,
+    body: ir.Block,
+    uses: list | None = None,
+    extents: ValidExtents | None = None,
+    facts: LoopBody | None = None,
+):
     """The verdict for a buffer whose every use is a catalogue op directly in
     `body` (the common case), from its uses alone: loop-carried when the
     first op that touches it reads it, iteration-local when that op writes
@@ -349,35 +356,46 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
     not that simple (nested regions, aliases, views, unknown ops, a later
     write needed): the full walk decides. `uses` may give the (owner op,
     operand number) of its uses, read before; `extents` the run's
-    `ValidExtents`."""
+    `ValidExtents`; `facts` the loop body read before (`body` is its
+    block), whose ops' names, order and layouts it then reads no more."""
     if uses is None:
         uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
     first = None
     numbers: dict[ir.Operation, set[int]] = {}  # per op, the operand positions that are the buffer
+    records: dict[ir.Operation, BodyOp] = {}
     for owner, number in uses:
-        name = owner.name
-        if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
-            return UNDECIDED
         if owner in numbers:
             numbers[owner].add(number)
             continue
+        if facts is not None:
+            record = facts.of.get(owner)
+            if record is None or record.nested:
+                return UNDECIDED
+        else:
+            if owner.block != body:
+                return UNDECIDED
+            record = BodyOp(owner, owner.name, 0, -1, False)
+        if record.spec is None or record.name in _NOT_STRAIGHT:
+            return UNDECIDED
         numbers[owner] = {number}
-        if first is None or owner.is_before_in_block(first):
-            first = owner
+        records[owner] = record
+        if first is None or (record.order < first.order if facts is not None else owner.is_before_in_block(first.op)):
+            first = record
     if first is None:
         return None  # never used: nothing to carry
-    layout = CATALOGUE[first.name].layout(first)
-    if any(i in layout.reads for i in numbers[first]):
-        if not any(i in CATALOGUE[owner.name].layout(owner).writes for owner, positions in numbers.items() for i in positions):
-            return Carried(first, never_written(first))
-        return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
+    layout = first.layout
+    if any(i in layout.reads for i in numbers[first.op]):
+        if not any(i in records[owner].layout.writes for owner, positions in numbers.items() for i in positions):
+            return Carried(first.op, never_written(first.op))
+        return Carried(first.op, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     if extents is None:
         extents = ValidExtents()
     root = buffer_root_geometry(buffer)
     tile = tile_type(buffer.type)
     if tile is not None:
         extents.not_resized(buffer, tile)  # every use is an op of the catalogue in the body
-    written = tuple(Rect(root, rows, cols) for _, rows, cols in op_regions(first, extents, frozenset(numbers[first])).writes)
+    first_regions = op_regions(first.op, extents, frozenset(numbers[first.op]), layout, first.operands)
+    written = tuple(Rect(root, rows, cols) for _, rows, cols in first_regions.writes)
     if root is None or not written:
         return UNDECIDED  # its first use does not write a known part of it
     rows, cols = root.shape
@@ -385,9 +403,10 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
         return None  # written whole: whatever later ops read of it is covered
     size = root_bytes(buffer)
     for owner, positions in numbers.items():
-        if owner == first or not any(i in CATALOGUE[owner.name].layout(owner).reads for i in positions):
+        record = records[owner]
+        if record is first or not any(i in record.layout.reads for i in positions):
             continue
-        for _, rows, cols in op_regions(owner, extents, frozenset(positions)).reads:
+        for _, rows, cols in op_regions(owner, extents, frozenset(positions), record.layout, record.operands).reads:
             if not covered(Rect(root, rows, cols), written, size):
                 return UNDECIDED  # maybe written by another op before: the walk decides
     return None

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.allocs import alloc_operands
+from ..dialect.allocs import AllocOperands, alloc_operands
 from ..dialect.effects import CATALOGUE
 from ..dialect.types import DYNAMIC, ROW_PLUS_ONE, MultiTileBufType, TileBufType, buffer_type, tile_type
 from ..support.ir_utils import ConstantInts
@@ -206,12 +206,29 @@ class ValidExtents:
     def __init__(self, constants: ConstantInts | None = None) -> None:
         self.constants = constants or ConstantInts()
         self._known: dict[ir.Value, Extents | None] = {}
+        self._allocs: dict[ir.Operation, AllocOperands] = {}
+
+    def alloc_operands(self, alloc: ir.Operation, operands: tuple[ir.Value, ...] | None = None) -> AllocOperands:
+        """`alloc_operands(alloc, operands)`, read once per alloc (its
+        valid-shape operands size its extents; the conversion reads them
+        first)."""
+        known = self._allocs.get(alloc)
+        if known is None:
+            known = self._allocs[alloc] = alloc_operands(alloc, operands)
+        return known
 
     def operand(self, value: ir.Value | None) -> Extent:
         if value is None:
             return None
         known = self.constants(value)
         return value if known is None else known
+
+    def forget(self, alloc: ir.Operation, value: ir.Value) -> None:
+        """Drop what is known of `alloc` and its result `value`: the caller
+        is about to erase it (a new op or value may come to the same
+        address, which the memos would take for it)."""
+        self._allocs.pop(alloc, None)
+        self._known.pop(value, None)
 
     def __call__(self, value: ir.Value) -> Extents | None:
         try:
@@ -249,7 +266,7 @@ class ValidExtents:
             alloc = owner if name == "pto.alloc_tile" else _defining(owner.operands[0], "pto.alloc_multi_tile")
             if alloc is None:
                 return static
-            ops = alloc_operands(alloc)
+            ops = self.alloc_operands(alloc)
             return (
                 static[0] if static[0] is not None else self.operand(ops.valid_row),
                 static[1] if static[1] is not None else self.operand(ops.valid_col),
@@ -307,20 +324,22 @@ def resized(value: ir.Value) -> bool:
     return False
 
 
-def op_regions(op: ir.Operation, extents, only: frozenset[int] | None = None) -> OpRegions:
+def op_regions(op: ir.Operation, extents, only: frozenset[int] | None = None, layout=None, operands=None) -> OpRegions:
     """What `op` (of the catalogue) reads and writes of its tile operands,
     with `extents(value)` giving a tile value's valid extents (None for a
     value that is not a tile); `only`: of these operand positions alone.
     Reads are over-approximated, writes under-approximated (module
-    docstring)."""
+    docstring). `layout` and `operands` may give op's, read before."""
     spec = CATALOGUE.get(op.name)
     if spec is None:
         return _NO_REGIONS
-    layout = spec.layout(op)
+    if layout is None:
+        layout = spec.layout(op)
     if not layout.reads and not layout.writes:
         return _NO_REGIONS
     definition = spec.definition
-    operands = op.operands
+    if operands is None:
+        operands = op.operands
     index = layout.index
 
     def ext(name: str) -> Extents | None:

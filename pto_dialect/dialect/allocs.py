@@ -38,9 +38,11 @@ class AllocOperands(NamedTuple):
 _NONE = AllocOperands()
 
 
-def alloc_operands(alloc: ir.Operation) -> AllocOperands:
-    """The operands of an alloc op, by name."""
-    operands = alloc.operands
+def alloc_operands(alloc: ir.Operation, operands: tuple[ir.Value, ...] | None = None) -> AllocOperands:
+    """The operands of an alloc op, by name; `operands`, its operands, when
+    the caller has read them."""
+    if operands is None:
+        operands = alloc.operands
     n = len(operands)
     if n == 0:
         return _NONE
