@@ -91,9 +91,10 @@ class OpSpec:
             count = len(op.operands)
         sizes = None
         if self.definition.needs_segments:
-            attrs = op.attributes
-            if SEGMENTS_ATTR in attrs:
-                sizes = dense_i32(attrs[SEGMENTS_ATTR])
+            try:
+                sizes = dense_i32(op.attributes[SEGMENTS_ATTR])
+            except KeyError:  # built without segments: by the operand count
+                pass
         key = sizes if sizes is not None else count
         layout = self._layouts.get(key)
         if layout is None:
