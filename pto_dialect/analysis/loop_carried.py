@@ -29,6 +29,7 @@ the whole buffer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -336,6 +337,9 @@ def _enclosing_ops(aliases, loop: ir.Operation) -> set[ir.Operation]:
     return touched
 
 
+UsesOf = Callable[[ir.Value], "list[tuple[ir.Operation, int]] | None"]
+"""The (owner op, operand number) of a value's uses, read before, or None."""
+
 UNDECIDED = object()
 # Uses after which the first op alone does not decide: views (their reads
 # and writes are elsewhere) and valid-shape changes.
@@ -412,21 +416,25 @@ def straight_line_verdict(
     return None
 
 
-def _local_through_its_slot(buffer: ir.Value, body: ir.Block, extents: ValidExtents | None):
+def _local_through_its_slot(buffer: ir.Value, body: ir.Block, extents: ValidExtents | None, uses_of: UsesOf | None = None):
     """None (iteration-local) for a multi-tile region whose one use is a
     `pto.multi_tile_get` directly in `body` (the form the conversion
     makes), when that slot is iteration-local by `straight_line_verdict`:
     the walk would see the same accesses, through the one view, with the
     same geometry and extents (`ValidExtents.defined` both ways), so it
     finds every read covered too. `UNDECIDED` otherwise, for the walk
-    (whose reasons, for a carried region, name the view)."""
-    uses = list(buffer.uses)
-    if len(uses) != 1 or uses[0].operand_number != 0:
+    (whose reasons, for a carried region, name the view). `uses_of` as
+    `loop_carried_buffers` takes it."""
+    uses = uses_of(buffer) if uses_of is not None else None
+    if uses is None:
+        uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
+    if len(uses) != 1 or uses[0][1] != 0:
         return UNDECIDED
-    get = uses[0].owner.operation
+    get = uses[0][0]
     if get.name != "pto.multi_tile_get" or get.block != body:
         return UNDECIDED
-    verdict = straight_line_verdict(get.results[0], body, extents=extents)
+    slot = get.results[0]
+    verdict = straight_line_verdict(slot, body, uses_of(slot) if uses_of is not None else None, extents=extents)
     return None if verdict is None else UNDECIDED
 
 
@@ -465,12 +473,18 @@ def _track(
 
 
 def loop_carried_buffers(
-    loop: ir.Operation, buffers, verdicts=None, extents: ValidExtents | None = None, same_bytes: dict[ir.Value, ir.Value] | None = None
+    loop: ir.Operation,
+    buffers,
+    verdicts=None,
+    extents: ValidExtents | None = None,
+    same_bytes: dict[ir.Value, ir.Value] | None = None,
+    uses_of: UsesOf | None = None,
 ) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
     depth), those that are loop-carried through memory in `loop`, with why.
-    `verdicts` may hold the `straight_line_verdict`s already computed.
-    `same_bytes` maps a buffer to another that names the very same bytes
+    `verdicts` may hold the `straight_line_verdict`s already computed;
+    `uses_of(value)` the (owner op, operand number) of a value's uses, read
+    before (None: not read). `same_bytes` maps a buffer to another that names the very same bytes
     (tiles of one type at one constant address: PyPTO renames a buffer by
     allocating it again there); such buffers are one root and share their
     verdict."""
@@ -489,9 +503,12 @@ def loop_carried_buffers(
                 _track(b, aliases, resizes, constants, root)
             continue
         b = group[0]
-        verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body, extents=extents)
+        if verdicts is not None and b in verdicts:
+            verdict = verdicts[b]
+        else:
+            verdict = straight_line_verdict(b, body, uses_of(b) if uses_of is not None else None, extents=extents)
         if verdict is UNDECIDED:
-            verdict = _local_through_its_slot(b, body, extents)
+            verdict = _local_through_its_slot(b, body, extents, uses_of)
         if verdict is UNDECIDED:
             _track(b, aliases, resizes, constants)
         elif verdict is not None:
