@@ -32,6 +32,7 @@ rects compare only within one geometry (or as the whole tile).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mlir import ir
 
@@ -125,7 +126,10 @@ def layout_key(tile: TileBufType) -> tuple:
     return (tile.rows, tile.cols, tile.element_bytes, tile.blayout, tile.slayout, tile.fractal, tile.compact)
 
 
+@lru_cache(maxsize=1024)
 def root_geometry(tile: TileBufType) -> Geometry:
+    """A tile's own geometry; made once per tile type (the analyses ask it
+    of every buffer, and a kernel has a few tile types)."""
     return Geometry(("root",), tile.shape, tile.element_bytes, 0, plain_strides(tile), whole_root=True)
 
 
@@ -255,7 +259,8 @@ class ValidExtents:
     def defined(self, value: ir.Value, tile: TileBufType, source_extents) -> Extents:
         """The extents `value`'s definition gives it, its source's (a view's)
         taken from `source_extents`."""
-        static = tuple(None if v == DYNAMIC else v for v in tile.valid)
+        rows, cols = tile.valid
+        static = (None if rows == DYNAMIC else rows, None if cols == DYNAMIC else cols)
         if static[0] is not None and static[1] is not None:
             return static
         if isinstance(value, ir.BlockArgument):
