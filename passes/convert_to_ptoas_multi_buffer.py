@@ -9,13 +9,14 @@ from mlir import ir
 from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
 
 from ..analysis.buffers import escape_reason, op_display_name
+from ..analysis.loop_body import BodyOp, LoopBody
 from ..analysis.loop_carried import UNDECIDED, loop_carried_buffers, straight_line_verdict
 from ..analysis.loop_index import LoopBounds, build_slot_index, normalization_problem, normalize_loop
 from ..analysis.loop_memory import LoopMemory
 from ..analysis.regions import ValidExtents
-from ..dialect.allocs import AllocOperands, alloc_operands, create_alloc
+from ..dialect.allocs import AllocOperands, create_alloc
 from ..dialect.annotations import MAX_SLOTS, MIN_SLOTS, ArchError, asks_for_buffering, pipeline_stages, resolve_arch, set_pipeline_stages, stages_attr
-from ..dialect.scratch import TmpFinder
+from ..dialect.scratch import tmp_to_add
 from ..dialect.targets import ARCH_NAMES, space_spec
 from ..dialect.types import LOW_PRECISION, ROW_PLUS_ONE, SPACES, MultiTileBufType, TileBufType, TypeBuilder, align_up, tile_type
 from ..pass_infra import ModulePass, PassFailed, PassRun, option
@@ -39,10 +40,6 @@ class _Tile:
     @property
     def space(self) -> str:
         return self.view.loc if self.view else "?"
-
-    @property
-    def type_text(self) -> str:
-        return str(self.view or self.value.type)
 
 
 def _nested_ops(op: ir.Operation):
@@ -264,7 +261,7 @@ class _Conversion:
         self.enclosing = Enclosing()
         self.region_types: dict[tuple[ir.Type, int], ir.Type] = {}  # (tile type, slots) -> multi-tile type
         self.counts: dict[tuple[ir.Type, int], ir.Attribute] = {}  # (induction variable type, slot count) -> its attribute
-        self.tmp_finder: TmpFinder | None = None  # the ops of a loop that get a level3 tmp (bytes_beside)
+        self.type_texts: dict[ir.Type, str] = {}  # a tile type as the report spells it (printing one costs ~6 us)
         self.type_kinds = None  # events.TypeKinds, made at the first loop whose event ids are counted
 
     # -- per loop ----------------------------------------------------------------
@@ -282,13 +279,14 @@ class _Conversion:
         if problem is not None:
             self.decline(loop, decision, problem)
             return True
-        tiles = self.collect_tiles(loop)
+        body = LoopBody(loop)  # read once, for collect_tiles, bytes_beside and check_events
+        tiles = self.collect_tiles(loop, body)
         eligible = [t for t in tiles if not t.reason]
         reasons = {t.reason for t in tiles}
         # A loop none of whose tiles gains, all for one reason, says so once.
         said_once = not eligible and len(tiles) > 1 and len(reasons) == 1 and not self.run.verbose
         for t in tiles:
-            decision.tiles.append(TileDecision(location_text(t.alloc.location), t.space, t.type_text, not t.reason, t.reason))
+            decision.tiles.append(TileDecision(location_text(t.alloc.location), t.space, self.type_text(t), not t.reason, t.reason))
             if t.reason and not said_once:
                 diagnostics.emit_remark(t.alloc.location, f"tile is not multi-buffered: {t.reason}")
         if not eligible:
@@ -304,7 +302,7 @@ class _Conversion:
             note = f"pipeline loop asks for {requested} slots but a multi-tile buffer holds at most {MAX_SLOTS}; using {MAX_SLOTS}"
             decision.reasons.append(note)
             diagnostics.emit_remark(loop.location, note)
-        beside = self.bytes_beside(loop, tiles)
+        beside = self.bytes_beside(loop, tiles, body)
         slots, reason = self.fit_slots(wanted, eligible, beside)
         if slots < MIN_SLOTS and not self.by_model:
             # A space that cannot hold two slots keeps its tiles single; the
@@ -317,7 +315,7 @@ class _Conversion:
                         t.reason = f"{MIN_SLOTS} slots of the loop's tiles in \"{t.space}\" do not fit there: {short[t.space]}"
                         self.mark_single(decision, t)
                 eligible = kept
-                beside = self.bytes_beside(loop, tiles)
+                beside = self.bytes_beside(loop, tiles, body)
                 slots, reason = self.fit_slots(wanted, eligible, beside)
         if self.by_model:
             return self.convert_by_model(loop, bounds, decision, eligible, wanted, beside, slots)
@@ -329,7 +327,7 @@ class _Conversion:
         if slots < wanted:
             decision.reasons.append(reason)
             diagnostics.emit_remark(loop.location, reason)
-        self.check_events(loop, decision, eligible, slots)
+        self.check_events(loop, decision, eligible, slots, body)
         self.rewrite(loop, bounds, decision, eligible, [slots] * len(eligible))
         decision.converted = True
         decision.slots = slots
@@ -414,7 +412,7 @@ class _Conversion:
         diagnostics.emit_remark(loop.location, note)
         return False
 
-    def check_events(self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], slots: int) -> None:
+    def check_events(self, loop: ir.Operation, decision: LoopDecision, eligible: list[_Tile], slots: int, body: LoopBody) -> None:
         """slots=uniform: a warning when ptoas's InsertSync would run out of
         event ids for these slots (docs/timing.md, "Event ids"), saying what
         it falls back to."""
@@ -423,8 +421,8 @@ class _Conversion:
         if self.type_kinds is None:
             self.type_kinds = events.TypeKinds()
         try:
-            accesses = events.loop_accesses(loop, self.type_kinds)
-            counts = {t.alloc.results[0]: slots for t in eligible}
+            accesses = events.loop_accesses(loop, self.type_kinds, body)
+            counts = {t.value: slots for t in eligible}
             if events.surely_within_budget(accesses, counts):
                 return  # the common case, told without placing the syncs
             plan = events.plan(accesses, counts)
@@ -463,16 +461,15 @@ class _Conversion:
         decision.reasons.append(reason)
         diagnostics.emit_remark(loop.location, f"pipeline loop is not converted: {reason}")
 
-    def collect_tiles(self, loop: ir.Operation) -> list[_Tile]:
+    def collect_tiles(self, loop: ir.Operation, body: LoopBody) -> list[_Tile]:
         """The loop's tiles (the `pto.alloc_tile`s whose nearest pipeline loop
         is this one), each with why it is not eligible, if it is not."""
-        body = loop.regions[0].blocks[0]
         tiles: list[_Tile] = []
-        for op in body.operations:
-            if op.name == "pto.alloc_tile":
-                tiles.append(self.direct_tile(op, loop))
-            elif len(op.regions):
-                _collect_nested_tiles(op, tiles)
+        for record in body.direct:
+            if record.name == "pto.alloc_tile":
+                tiles.append(self.direct_tile(record, loop))
+            elif len(record.op.regions):
+                _collect_nested_tiles(record.op, tiles)
         # One look at a tile's uses settles the common case (all of them
         # catalogue ops in the body); only the others need the escape check
         # and the full walk.
@@ -481,7 +478,7 @@ class _Conversion:
         for t in tiles:
             if t.reason:
                 continue
-            verdict = verdicts[t.value] = straight_line_verdict(t.value, body, t.uses, self.extents)
+            verdict = verdicts[t.value] = straight_line_verdict(t.value, body.block, t.uses, self.extents, body)
             if verdict is UNDECIDED:
                 t.reason = escape_reason(t.value) or ""
                 if not t.reason:
@@ -498,9 +495,10 @@ class _Conversion:
                     t.carried = True
         return tiles
 
-    def direct_tile(self, alloc: ir.Operation, loop: ir.Operation) -> _Tile:
+    def direct_tile(self, record: BodyOp, loop: ir.Operation) -> _Tile:
+        alloc = record.op
         value = alloc.results[0]
-        operands = alloc_operands(alloc)
+        operands = self.extents.alloc_operands(alloc, record.operands)
         uses = [(use.owner.operation, use.operand_number) for use in value.uses]
         tile = _Tile(alloc, value, tile_type(value.type), operands=operands, uses=uses)
         view = tile.view
@@ -522,7 +520,7 @@ class _Conversion:
                 tile.reason = "it is resized by pto.set_validshape, which ptoas allows on a pto.alloc_tile only, not on a multi-tile slot"
         return tile
 
-    def bytes_beside(self, loop: ir.Operation, tiles: list[_Tile]) -> dict[str, int]:
+    def bytes_beside(self, loop: ir.Operation, tiles: list[_Tile], body: LoopBody) -> dict[str, int]:
         """Per space, the most bytes that buffers other than the loop's
         multi-buffered tiles hold at one point of the loop body: its tiles
         that stay single, each live from its alloc to its last use (by the
@@ -534,34 +532,33 @@ class _Conversion:
         it, used after it: the allocator's lifetimes, pto_dialect/analysis/liveness.py)."""
         beside = self.memory.around(loop)
         single = [t for t in tiles if t.reason and t.view is not None]
-        if self.tmp_finder is None:
-            self.tmp_finder = TmpFinder(self.arch)
-        tmps = [(op, tile, align_up(tile.nbytes, space_spec(self.arch, tile.loc).alignment)) for op, tile in self.tmp_finder.under(loop)]
+        tmps = []
+        for record in body.ops:
+            tile = tmp_to_add(record.op, self.arch)
+            if tile is not None:
+                tmps.append((record.op, tile, align_up(tile.nbytes, space_spec(self.arch, tile.loc).alignment)))
         if not single and not tmps:
             return beside
         from ..analysis.liveness import buffer_values  # here: most loops have no single tile, and the allocator's module is big
 
-        body = loop.regions[0].blocks[0]
-        position: dict[ir.Operation, int] = {}  # every op in the body -> the index of the body op holding it
-        for index, view in enumerate(body.operations):
-            stack = [view.operation]
-            while stack:
-                op = stack.pop()
-                position[op] = index
-                stack.extend(inner.operation for region in op.regions for block in region.blocks for inner in block.operations)
+        def position(op: ir.Operation, missing: int) -> int:
+            """The index of the body op holding `op`."""
+            record = body.of.get(op)
+            return missing if record is None else record.top
+
         events: dict[str, list[tuple[int, int]]] = {}
-        last = len(body.operations)
+        last = len(body.direct)
         for t in single:
-            start = end = position.get(t.alloc, 0)
+            start = end = position(t.alloc, 0)
             for value in buffer_values(t.alloc):
                 for use in value.uses:
-                    end = max(end, position.get(use.owner.operation, len(position)))
+                    end = max(end, position(use.owner.operation, len(body.ops)))
             if t.carried:  # what one iteration leaves, the next reads: live through the loop (liveness.py)
                 start, end = 0, last
             size = self.memory.buffer_bytes(t.value.type)
             events.setdefault(t.space, []).extend(((start, size), (end + 1, -size)))
         for op, tile, size in tmps:
-            at = position.get(op, 0)
+            at = position(op, 0)
             events.setdefault(tile.loc, []).extend(((at, size), (at + 1, -size)))
         for space, changes in events.items():
             live = peak = 0
@@ -670,9 +667,18 @@ class _Conversion:
             )
             self.run.changed(get)
             t.value.replace_all_uses_with(get.result)
+            self.extents.forget(t.alloc, t.value)
             t.alloc.erase()
         set_pipeline_stages(loop, self.converted_stages)
         self.run.changed(loop)
+
+    def type_text(self, t: _Tile) -> str:
+        """t's type as the report spells it."""
+        key = t.value.type
+        text = self.type_texts.get(key)
+        if text is None:
+            text = self.type_texts[key] = str(t.view or key)
+        return text
 
     def count_attr(self, type_: ir.Type, slots: int) -> ir.Attribute:
         """The attribute of the slot count constant, in the induction

@@ -58,8 +58,9 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..dialect.effects import CATALOGUE, PIPES, VIEW_OPS
+from ..dialect.effects import PIPES, VIEW_OPS
 from ..dialect.types import multi_tile_type, tile_type
+from .loop_body import LoopBody
 
 EVENT_IDS = 8
 """ptoas's kTotalEventIdNum: event ids per (src, dst) pipe pair."""
@@ -155,7 +156,14 @@ class TypeKinds(dict):
     index, other), read once per type: reading it means printing it, and
     types are uniqued, so one scan of a module prints each type once. One
     holds the types of one Context; make one per run (a pass's run or a
-    `loop_accesses` call)."""
+    `loop_accesses` call). It also keeps the global buffer each view value
+    was found to start from (`global_roots`): the tensor views of a
+    kernel's thousands of loops are a few values made before them, which a
+    run does not erase."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.global_roots: dict[ir.Value, GlobalBuffer] = {}
 
     def __missing__(self, ty: ir.Type) -> int:
         text = str(ty)
@@ -181,12 +189,26 @@ class GlobalBuffer:
 
 
 def _global_root(value: ir.Value, kinds: TypeKinds) -> GlobalBuffer:
-    while not isinstance(value, ir.BlockArgument) and len(value.owner.operands) > 0 and kinds[value.owner.operands[0].type] != _INDEX:
-        value = value.owner.operands[0]
-    return GlobalBuffer(value)
+    roots = kinds.global_roots
+    passed = []  # the values on the way, each starting from the root found
+    found = roots.get(value)
+    while found is None:
+        passed.append(value)
+        if isinstance(value, ir.BlockArgument):
+            found = GlobalBuffer(value)
+            break
+        operands = value.owner.operands
+        if not len(operands) or kinds[operands[0].type] == _INDEX:
+            found = GlobalBuffer(value)
+            break
+        value = operands[0]
+        found = roots.get(value)
+    for v in passed:
+        roots[v] = found
+    return found
 
 
-def _buffers(operands, positions, kinds: TypeKinds) -> frozenset:
+def _buffers(operands: tuple[ir.Value, ...], positions, kinds: TypeKinds) -> frozenset:
     found = set()
     count = len(operands)
     for k in positions:
@@ -201,28 +223,21 @@ def _buffers(operands, positions, kinds: TypeKinds) -> frozenset:
     return frozenset(found)
 
 
-def loop_accesses(loop: ir.Operation, kinds: TypeKinds | None = None) -> list[Access]:
+def loop_accesses(loop: ir.Operation, kinds: TypeKinds | None = None, body: LoopBody | None = None) -> list[Access]:
     """The ops of `loop`'s body (nested regions flattened, in program order)
     that run on a pipe, with the buffers each reads and writes: local tiles
     by their root, global memory by the value its views start from.
-    `kinds` may carry the types a run has read already."""
+    `kinds` may carry the types a run has read already, `body` the body
+    as the caller read it."""
     kinds = TypeKinds() if kinds is None else kinds
+    body = LoopBody(loop) if body is None else body
     accesses: list[Access] = []
-    work = [iter(loop.regions[0].blocks[0].operations)]
-    while work:
-        op = next(work[-1], None)
-        if op is None:
-            work.pop()
-            continue
-        op = op.operation
-        for region in reversed(op.regions):
-            for block in reversed(list(region.blocks)):
-                work.append(iter(block.operations))
-        spec = CATALOGUE.get(op.name)
+    for record in body.ops:
+        spec = record.spec
         if spec is None or spec.pipe is None:
             continue
-        layout = spec.layout(op)
-        operands = op.operands
+        layout = record.layout
+        operands = record.operands
         accesses.append(Access(spec.pipe.value, _buffers(operands, layout.reads, kinds), _buffers(operands, layout.writes, kinds)))
     return accesses
 

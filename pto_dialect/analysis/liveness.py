@@ -311,6 +311,11 @@ class _UseCache:
         self.flows: set[ir.Value] = set()
         self.views: dict[ir.Value, list[ir.Value]] = {}
 
+    def owners(self, value: ir.Value) -> list[tuple[ir.Operation, int]] | None:
+        """The (owner, operand number) of `value`'s uses, when read."""
+        known = self.known.get(value)
+        return None if known is None else [(use[1], use[3]) for use in known]
+
     def read(self, value: ir.Value) -> None:
         """Read the uses of `value` into `known` (and `flows`, `views`)."""
         points = self.points
@@ -348,7 +353,9 @@ def _buffer_values(result: ir.Value, uses_of: _UseCache) -> set[ir.Value]:
     return values
 
 
-def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: list[ir.Value], confined: list[bool], homes: list[int]) -> None:
+def _mark_loop_carried(
+    numbering: _Numbering, ranges: list[LiveRange], results: list[ir.Value], confined: list[bool], homes: list[int], uses_of: _UseCache
+) -> None:
     """Give every buffer loop-carried through memory in an scf.for that loop.
 
     A buffer used only inside the innermost loop around its first touch
@@ -357,6 +364,8 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
     so that walk decides for all of them, and one walk per loop over the
     buffers it holds directly keeps the cost linear in the nesting depth.
     A buffer whose aliases leave that loop gets a walk per enclosing scf.for.
+    The verdicts read the uses `uses_of` read already (of every value that
+    may name a buffer) instead of asking the bindings again.
     """
     loops, loop_of = numbering.loops, numbering.loop_of
     own: dict[int, list[int]] = {}  # loop -> buffers it decides for, with its enclosing loops
@@ -376,7 +385,7 @@ def _mark_loop_carried(numbering: _Numbering, ranges: list[LiveRange], results: 
     same_bytes = _same_bytes(numbering, results)
     for index, members in (*own.items(), *each.items()):
         by_value = {results[i]: i for i in members}
-        carried = loop_carried_buffers(loops[index].op, list(by_value), same_bytes=same_bytes)
+        carried = loop_carried_buffers(loops[index].op, list(by_value), same_bytes=same_bytes, uses_of=uses_of.owners)
         for value, why in carried.items():
             live = ranges[by_value[value]]
             reason = f"loop-carried through memory: {why.reason}"
@@ -476,7 +485,7 @@ def function_liveness(func: ir.Operation, keep_uses: bool = False, carried: bool
         homes.append(d)
 
     if carried:
-        _mark_loop_carried(numbering, ranges, results, confined, homes)
+        _mark_loop_carried(numbering, ranges, results, confined, homes, uses_of)
 
     for live, d in zip(ranges, homes):
         # Every loop around the first touch that a use leaves: what the loop

@@ -29,6 +29,7 @@ the whole buffer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -38,6 +39,7 @@ from ..dialect.types import tile_type
 from ..support import trampoline
 from ..support.ir_utils import ConstantInts
 from .buffers import forward_aliases, op_access, op_display_name
+from .loop_body import BodyOp, LoopBody
 from .loop_index import static_trip_count
 from .regions import Extents, Geometry, Rect, ValidExtents, buffer_root_geometry, covered, invariant_in, may_write, op_regions, root_bytes, view_geometry
 
@@ -335,13 +337,22 @@ def _enclosing_ops(aliases, loop: ir.Operation) -> set[ir.Operation]:
     return touched
 
 
+UsesOf = Callable[[ir.Value], "list[tuple[ir.Operation, int]] | None"]
+"""The (owner op, operand number) of a value's uses, read before, or None."""
+
 UNDECIDED = object()
 # Uses after which the first op alone does not decide: views (their reads
 # and writes are elsewhere) and valid-shape changes.
 _NOT_STRAIGHT = VIEW_OPS | {_SET_VALIDSHAPE}
 
 
-def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = None, extents: ValidExtents | None = None):
+def straight_line_verdict(
+    buffer: ir.Value,
+    body: ir.Block,
+    uses: list | None = None,
+    extents: ValidExtents | None = None,
+    facts: LoopBody | None = None,
+):
     """The verdict for a buffer whose every use is a catalogue op directly in
     `body` (the common case), from its uses alone: loop-carried when the
     first op that touches it reads it, iteration-local when that op writes
@@ -349,35 +360,46 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
     not that simple (nested regions, aliases, views, unknown ops, a later
     write needed): the full walk decides. `uses` may give the (owner op,
     operand number) of its uses, read before; `extents` the run's
-    `ValidExtents`."""
+    `ValidExtents`; `facts` the loop body read before (`body` is its
+    block), whose ops' names, order and layouts it then reads no more."""
     if uses is None:
         uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
     first = None
     numbers: dict[ir.Operation, set[int]] = {}  # per op, the operand positions that are the buffer
+    records: dict[ir.Operation, BodyOp] = {}
     for owner, number in uses:
-        name = owner.name
-        if name not in CATALOGUE or name in _NOT_STRAIGHT or owner.block != body:
-            return UNDECIDED
         if owner in numbers:
             numbers[owner].add(number)
             continue
+        if facts is not None:
+            record = facts.of.get(owner)
+            if record is None or record.nested:
+                return UNDECIDED
+        else:
+            if owner.block != body:
+                return UNDECIDED
+            record = BodyOp(owner, owner.name, 0, -1, False)
+        if record.spec is None or record.name in _NOT_STRAIGHT:
+            return UNDECIDED
         numbers[owner] = {number}
-        if first is None or owner.is_before_in_block(first):
-            first = owner
+        records[owner] = record
+        if first is None or (record.order < first.order if facts is not None else owner.is_before_in_block(first.op)):
+            first = record
     if first is None:
         return None  # never used: nothing to carry
-    layout = CATALOGUE[first.name].layout(first)
-    if any(i in layout.reads for i in numbers[first]):
-        if not any(i in CATALOGUE[owner.name].layout(owner).writes for owner, positions in numbers.items() for i in positions):
-            return Carried(first, never_written(first))
-        return Carried(first, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
+    layout = first.layout
+    if any(i in layout.reads for i in numbers[first.op]):
+        if not any(i in records[owner].layout.writes for owner, positions in numbers.items() for i in positions):
+            return Carried(first.op, never_written(first.op))
+        return Carried(first.op, f"it is read by '{op_display_name(first.name)}' before it is written in the iteration")
     if extents is None:
         extents = ValidExtents()
     root = buffer_root_geometry(buffer)
     tile = tile_type(buffer.type)
     if tile is not None:
         extents.not_resized(buffer, tile)  # every use is an op of the catalogue in the body
-    written = tuple(Rect(root, rows, cols) for _, rows, cols in op_regions(first, extents, frozenset(numbers[first])).writes)
+    first_regions = op_regions(first.op, extents, frozenset(numbers[first.op]), layout, first.operands)
+    written = tuple(Rect(root, rows, cols) for _, rows, cols in first_regions.writes)
     if root is None or not written:
         return UNDECIDED  # its first use does not write a known part of it
     rows, cols = root.shape
@@ -385,29 +407,34 @@ def straight_line_verdict(buffer: ir.Value, body: ir.Block, uses: list | None = 
         return None  # written whole: whatever later ops read of it is covered
     size = root_bytes(buffer)
     for owner, positions in numbers.items():
-        if owner == first or not any(i in CATALOGUE[owner.name].layout(owner).reads for i in positions):
+        record = records[owner]
+        if record is first or not any(i in record.layout.reads for i in positions):
             continue
-        for _, rows, cols in op_regions(owner, extents, frozenset(positions)).reads:
+        for _, rows, cols in op_regions(owner, extents, frozenset(positions), record.layout, record.operands).reads:
             if not covered(Rect(root, rows, cols), written, size):
                 return UNDECIDED  # maybe written by another op before: the walk decides
     return None
 
 
-def _local_through_its_slot(buffer: ir.Value, body: ir.Block, extents: ValidExtents | None):
+def _local_through_its_slot(buffer: ir.Value, body: ir.Block, extents: ValidExtents | None, uses_of: UsesOf | None = None):
     """None (iteration-local) for a multi-tile region whose one use is a
     `pto.multi_tile_get` directly in `body` (the form the conversion
     makes), when that slot is iteration-local by `straight_line_verdict`:
     the walk would see the same accesses, through the one view, with the
     same geometry and extents (`ValidExtents.defined` both ways), so it
     finds every read covered too. `UNDECIDED` otherwise, for the walk
-    (whose reasons, for a carried region, name the view)."""
-    uses = list(buffer.uses)
-    if len(uses) != 1 or uses[0].operand_number != 0:
+    (whose reasons, for a carried region, name the view). `uses_of` as
+    `loop_carried_buffers` takes it."""
+    uses = uses_of(buffer) if uses_of is not None else None
+    if uses is None:
+        uses = [(use.owner.operation, use.operand_number) for use in buffer.uses]
+    if len(uses) != 1 or uses[0][1] != 0:
         return UNDECIDED
-    get = uses[0].owner.operation
+    get = uses[0][0]
     if get.name != "pto.multi_tile_get" or get.block != body:
         return UNDECIDED
-    verdict = straight_line_verdict(get.results[0], body, extents=extents)
+    slot = get.results[0]
+    verdict = straight_line_verdict(slot, body, uses_of(slot) if uses_of is not None else None, extents=extents)
     return None if verdict is None else UNDECIDED
 
 
@@ -446,12 +473,18 @@ def _track(
 
 
 def loop_carried_buffers(
-    loop: ir.Operation, buffers, verdicts=None, extents: ValidExtents | None = None, same_bytes: dict[ir.Value, ir.Value] | None = None
+    loop: ir.Operation,
+    buffers,
+    verdicts=None,
+    extents: ValidExtents | None = None,
+    same_bytes: dict[ir.Value, ir.Value] | None = None,
+    uses_of: UsesOf | None = None,
 ) -> dict[ir.Value, Carried]:
     """Of `buffers` (values defined by allocs inside `loop`'s body, at any
     depth), those that are loop-carried through memory in `loop`, with why.
-    `verdicts` may hold the `straight_line_verdict`s already computed.
-    `same_bytes` maps a buffer to another that names the very same bytes
+    `verdicts` may hold the `straight_line_verdict`s already computed;
+    `uses_of(value)` the (owner op, operand number) of a value's uses, read
+    before (None: not read). `same_bytes` maps a buffer to another that names the very same bytes
     (tiles of one type at one constant address: PyPTO renames a buffer by
     allocating it again there); such buffers are one root and share their
     verdict."""
@@ -470,9 +503,12 @@ def loop_carried_buffers(
                 _track(b, aliases, resizes, constants, root)
             continue
         b = group[0]
-        verdict = verdicts[b] if verdicts is not None and b in verdicts else straight_line_verdict(b, body, extents=extents)
+        if verdicts is not None and b in verdicts:
+            verdict = verdicts[b]
+        else:
+            verdict = straight_line_verdict(b, body, uses_of(b) if uses_of is not None else None, extents=extents)
         if verdict is UNDECIDED:
-            verdict = _local_through_its_slot(b, body, extents)
+            verdict = _local_through_its_slot(b, body, extents, uses_of)
         if verdict is UNDECIDED:
             _track(b, aliases, resizes, constants)
         elif verdict is not None:

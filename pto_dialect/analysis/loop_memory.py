@@ -26,8 +26,25 @@ from mlir import ir
 from ..dialect.effects import ALLOC_OPS, VIEW_OPS
 from ..dialect.targets import space_spec
 from ..dialect.types import MultiTileBufType, align_up, buffer_type
-from ..support.ir_utils import nested_in, walk_ops
+from ..support.ir_utils import nested_in
 from .buffers import is_buffer
+
+
+def _loops(func: ir.Operation) -> list[ir.Operation]:
+    """The scf.for ops in `func`, found by a walk in C++ that calls Python
+    only for them (a function of K loops has some ten times as many ops)."""
+    from mlir.rewrite import RewritePatternSet, walk_and_apply_patterns
+
+    found: list[ir.Operation] = []
+
+    def visit(op, _rewriter) -> bool:
+        found.append(op.operation)
+        return True  # "no match": the walk changes nothing
+
+    patterns = RewritePatternSet()
+    patterns.add("scf.for", visit)
+    walk_and_apply_patterns(func, patterns.freeze())
+    return found
 
 
 class LoopMemory:
@@ -63,8 +80,8 @@ class LoopMemory:
             func = owner.operation if owner is not None else None
         if func is not None and func not in self.answered:
             self.answered.add(func)
-            for other in walk_ops(func):
-                if other.name == "scf.for" and "pto.pipeline_stages" in other.attributes:
+            for other in _loops(func):
+                if "pto.pipeline_stages" in other.attributes:
                     self.answers[other] = self.read_around(other)
             answer = self.answers.get(loop)
             if answer is not None:

@@ -32,10 +32,11 @@ rects compare only within one geometry (or as the whole tile).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mlir import ir
 
-from ..dialect.allocs import alloc_operands
+from ..dialect.allocs import AllocOperands, alloc_operands
 from ..dialect.effects import CATALOGUE
 from ..dialect.types import DYNAMIC, ROW_PLUS_ONE, MultiTileBufType, TileBufType, buffer_type, tile_type
 from ..support.ir_utils import ConstantInts
@@ -125,7 +126,10 @@ def layout_key(tile: TileBufType) -> tuple:
     return (tile.rows, tile.cols, tile.element_bytes, tile.blayout, tile.slayout, tile.fractal, tile.compact)
 
 
+@lru_cache(maxsize=1024)
 def root_geometry(tile: TileBufType) -> Geometry:
+    """A tile's own geometry; made once per tile type (the analyses ask it
+    of every buffer, and a kernel has a few tile types)."""
     return Geometry(("root",), tile.shape, tile.element_bytes, 0, plain_strides(tile), whole_root=True)
 
 
@@ -206,12 +210,29 @@ class ValidExtents:
     def __init__(self, constants: ConstantInts | None = None) -> None:
         self.constants = constants or ConstantInts()
         self._known: dict[ir.Value, Extents | None] = {}
+        self._allocs: dict[ir.Operation, AllocOperands] = {}
+
+    def alloc_operands(self, alloc: ir.Operation, operands: tuple[ir.Value, ...] | None = None) -> AllocOperands:
+        """`alloc_operands(alloc, operands)`, read once per alloc (its
+        valid-shape operands size its extents; the conversion reads them
+        first)."""
+        known = self._allocs.get(alloc)
+        if known is None:
+            known = self._allocs[alloc] = alloc_operands(alloc, operands)
+        return known
 
     def operand(self, value: ir.Value | None) -> Extent:
         if value is None:
             return None
         known = self.constants(value)
         return value if known is None else known
+
+    def forget(self, alloc: ir.Operation, value: ir.Value) -> None:
+        """Drop what is known of `alloc` and its result `value`: the caller
+        is about to erase it (a new op or value may come to the same
+        address, which the memos would take for it)."""
+        self._allocs.pop(alloc, None)
+        self._known.pop(value, None)
 
     def __call__(self, value: ir.Value) -> Extents | None:
         try:
@@ -238,7 +259,8 @@ class ValidExtents:
     def defined(self, value: ir.Value, tile: TileBufType, source_extents) -> Extents:
         """The extents `value`'s definition gives it, its source's (a view's)
         taken from `source_extents`."""
-        static = tuple(None if v == DYNAMIC else v for v in tile.valid)
+        rows, cols = tile.valid
+        static = (None if rows == DYNAMIC else rows, None if cols == DYNAMIC else cols)
         if static[0] is not None and static[1] is not None:
             return static
         if isinstance(value, ir.BlockArgument):
@@ -249,7 +271,7 @@ class ValidExtents:
             alloc = owner if name == "pto.alloc_tile" else _defining(owner.operands[0], "pto.alloc_multi_tile")
             if alloc is None:
                 return static
-            ops = alloc_operands(alloc)
+            ops = self.alloc_operands(alloc)
             return (
                 static[0] if static[0] is not None else self.operand(ops.valid_row),
                 static[1] if static[1] is not None else self.operand(ops.valid_col),
@@ -307,20 +329,22 @@ def resized(value: ir.Value) -> bool:
     return False
 
 
-def op_regions(op: ir.Operation, extents, only: frozenset[int] | None = None) -> OpRegions:
+def op_regions(op: ir.Operation, extents, only: frozenset[int] | None = None, layout=None, operands=None) -> OpRegions:
     """What `op` (of the catalogue) reads and writes of its tile operands,
     with `extents(value)` giving a tile value's valid extents (None for a
     value that is not a tile); `only`: of these operand positions alone.
     Reads are over-approximated, writes under-approximated (module
-    docstring)."""
+    docstring). `layout` and `operands` may give op's, read before."""
     spec = CATALOGUE.get(op.name)
     if spec is None:
         return _NO_REGIONS
-    layout = spec.layout(op)
+    if layout is None:
+        layout = spec.layout(op)
     if not layout.reads and not layout.writes:
         return _NO_REGIONS
     definition = spec.definition
-    operands = op.operands
+    if operands is None:
+        operands = op.operands
     index = layout.index
 
     def ext(name: str) -> Extents | None:

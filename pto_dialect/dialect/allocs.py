@@ -38,19 +38,29 @@ class AllocOperands(NamedTuple):
 _NONE = AllocOperands()
 
 
-def alloc_operands(alloc: ir.Operation) -> AllocOperands:
-    """The operands of an alloc op, by name."""
-    operands = alloc.operands
+def alloc_operands(alloc: ir.Operation, operands: tuple[ir.Value, ...] | None = None) -> AllocOperands:
+    """The operands of an alloc op, by name; `operands`, its operands, when
+    the caller has read them."""
+    if operands is None:
+        operands = alloc.operands
     n = len(operands)
     if n == 0:
         return _NONE
-    attrs = alloc.attributes
-    if SEGMENTS_ATTR in attrs:
-        sizes = dense_i32(attrs[SEGMENTS_ATTR])
-    else:  # built without segments: only an addr can be meant
+    try:
+        sizes = dense_i32(alloc.attributes[SEGMENTS_ATTR])
+    except KeyError:  # built without segments: only an addr can be meant
         sizes = (1, 0, 0) if n == 1 else (n >= 1, n >= 2, n >= 3)
-    present = iter(operands)  # the operands present, in order
-    return AllocOperands(*(next(present) if size else None for size in sizes[:3]))
+    # The operands present, in order, read by index (a bindings iterator
+    # costs more than the two or three items).
+    present = []
+    k = 0
+    for size in sizes[:3]:
+        if size:
+            present.append(operands[k])
+            k += 1
+        else:
+            present.append(None)
+    return AllocOperands(*present)
 
 
 def has_addr(alloc: ir.Operation) -> bool:

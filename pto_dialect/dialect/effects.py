@@ -84,17 +84,21 @@ class OpSpec:
     def _layouts(self) -> dict:
         return {}
 
-    def layout(self, op: ir.Operation) -> Layout:
-        """The operand layout of `op` (an instance of this op)."""
+    def layout(self, op: ir.Operation, count: int | None = None) -> Layout:
+        """The operand layout of `op` (an instance of this op); `count`, its
+        number of operands, when the caller has read it."""
+        if count is None:
+            count = len(op.operands)
         sizes = None
         if self.definition.needs_segments:
-            attrs = op.attributes
-            if SEGMENTS_ATTR in attrs:
-                sizes = dense_i32(attrs[SEGMENTS_ATTR])
-        key = sizes if sizes is not None else len(op.operands)
+            try:
+                sizes = dense_i32(op.attributes[SEGMENTS_ATTR])
+            except KeyError:  # built without segments: by the operand count
+                pass
+        key = sizes if sizes is not None else count
         layout = self._layouts.get(key)
         if layout is None:
-            layout = self._layouts[key] = self._layout_for(sizes, len(op.operands))
+            layout = self._layouts[key] = self._layout_for(sizes, count)
         return layout
 
     def _layout_for(self, sizes, count: int) -> Layout:

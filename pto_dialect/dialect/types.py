@@ -882,13 +882,22 @@ def _parse_generic_type(text: str) -> PtoType | None:
 # the `ir.Type` itself would hold the Context too and keep it alive for ever.
 _VIEWS: weakref.WeakKeyDictionary[ir.Context, dict[int, PtoType | None]] = weakref.WeakKeyDictionary()
 
+# The Context asked about last (by a weak reference) and its cache: a run
+# asks about one Context, and checking it is cheaper than the lookup.
+_last: tuple[weakref.ref, dict[int, PtoType | None]] | None = None
+
 
 def pto_type(t: ir.Type) -> PtoType | None:
     """The typed view of any pto type, or None for another type."""
+    global _last
     context = t.context
-    views = _VIEWS.get(context)
-    if views is None:
-        views = _VIEWS[context] = {}
+    if _last is not None and _last[0]() is context:
+        views = _last[1]
+    else:
+        views = _VIEWS.get(context)
+        if views is None:
+            views = _VIEWS[context] = {}
+        _last = (weakref.ref(context), views)
     key = hash(t)
     try:
         return views[key]
