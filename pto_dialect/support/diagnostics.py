@@ -85,17 +85,13 @@ def position_text(file: str | None, line: int, col: int) -> str:
 
 
 def location_text(loc: ir.Location) -> str:
-    """`file:line:col` of the first file position inside `loc` (its file
-    named as `naming` says: what `_named` would give, without making the
-    renamed Location)."""
-    name = _source_name.get()
-    if name is not None:
-        try:
-            if loc.is_a_file() and loc.filename == PARSER_BUFFER:
-                return position_text(name, loc.start_line, loc.start_col)
-        except Exception:  # an unexpected location kind: as it is
-            pass
-    return position_text(*location_position(loc))
+    """`file:line:col` of the first file position inside `loc` (inside a
+    value name too, value_names.py), the parser's buffer named as `naming`
+    says (what `_named` would give, without making the renamed Location)."""
+    file, line, col = location_position(loc)
+    if file == PARSER_BUFFER:
+        file = _source_name.get() or file
+    return position_text(file, line, col)
 
 
 def location_position(loc: ir.Location) -> tuple[str | None, int, int]:
