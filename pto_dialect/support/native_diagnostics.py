@@ -13,12 +13,12 @@ Imported at the first diagnostic only: most runs emit none.
 from __future__ import annotations
 
 import ctypes
-import os
 import platform
 from collections.abc import Sequence
 
 from mlir import ir
 
+from .c_api import capsule_pointer, library_path
 from .diagnostics import ERROR, NOTE, REMARK, WARNING, Diag, Note
 
 
@@ -41,15 +41,6 @@ _IN_FLIGHT_BYTES = 1024  # InFlightDiagnostic is ~250 bytes; generous room
 _DIAGNOSTIC_OFFSET = 8  # InFlightDiagnostic = {DiagnosticEngine *owner; optional<Diagnostic> impl}
 
 
-def _capsule_pointer(capsule) -> int:
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
-
-
 class NativeEmitter:
     """mlir::emit{Error,Warning,Remark} + notes, called through ctypes."""
 
@@ -60,11 +51,8 @@ class NativeEmitter:
     }
 
     def __init__(self) -> None:
-        from mlir import _mlir_libs
-
-        path = os.path.join(os.path.dirname(_mlir_libs.__file__), "libMLIRPythonCAPI.so")
         # PyDLL keeps the GIL held: the Context's Python handlers run inside.
-        lib = ctypes.PyDLL(path)
+        lib = ctypes.PyDLL(library_path())
         self._emit = {}
         for severity, symbol in self._SYMBOLS.items():
             fn = getattr(lib, symbol)
@@ -92,9 +80,9 @@ class NativeEmitter:
 
         in_flight = ctypes.create_string_buffer(_IN_FLIGHT_BYTES)
         base = ctypes.addressof(in_flight)
-        self._emit[severity](base, _capsule_pointer(location._CAPIPtr), twine(message))
+        self._emit[severity](base, capsule_pointer(location._CAPIPtr), twine(message))
         for note_loc, note_msg in notes:
-            note = self._attach_note(base + _DIAGNOSTIC_OFFSET, _capsule_pointer(note_loc._CAPIPtr), 1)
+            note = self._attach_note(base + _DIAGNOSTIC_OFFSET, capsule_pointer(note_loc._CAPIPtr), 1)
             self._append(note, twine(note_msg))
         self._report(base)
 

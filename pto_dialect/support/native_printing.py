@@ -15,7 +15,8 @@ caller prints the other way.
 from __future__ import annotations
 
 import ctypes
-import os
+
+from . import c_api
 
 
 class _StringRef(ctypes.Structure):
@@ -34,9 +35,7 @@ def _c_api() -> ctypes.CDLL | None:
     if _library is False:
         _library = None
         try:
-            from mlir import _mlir_libs
-
-            lib = ctypes.CDLL(os.path.join(os.path.dirname(_mlir_libs.__file__), "libMLIRPythonCAPI.so"))
+            lib = ctypes.CDLL(c_api.library_path())
             lib.mlirOpPrintingFlagsCreate.restype = _Pointer
             lib.mlirOpPrintingFlagsCreate.argtypes = []
             for name, extra in (
@@ -56,15 +55,6 @@ def _c_api() -> ctypes.CDLL | None:
     return _library
 
 
-def _capsule_pointer(capsule) -> int:
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
-
-
 def print_before_all_to_tree(pass_manager, directory: str, *, generic: bool, debuginfo: bool) -> bool:
     """Have `pass_manager` print the IR before each pass into files under
     `directory` (MLIR's file-tree printing), values named by their name
@@ -73,7 +63,7 @@ def print_before_all_to_tree(pass_manager, directory: str, *, generic: bool, deb
     if lib is None:
         return False
     try:
-        manager = _Pointer(_capsule_pointer(pass_manager._CAPIPtr))
+        manager = _Pointer(c_api.capsule_pointer(pass_manager._CAPIPtr))
     except (AttributeError, TypeError, ValueError):
         return False
     flags = lib.mlirOpPrintingFlagsCreate()
