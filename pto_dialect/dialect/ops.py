@@ -514,6 +514,27 @@ def _sync_flag(name: str, summary: str) -> OpDef:
     )
 
 
+def _buf_sync(name: str, *, dynamic: bool, summary: str) -> OpDef:
+    # ptoas's custom parsers and printers (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufOp::parse,
+    # GetBufDynOp, RlsBufOp, RlsBufDynOp; parseBufSyncOp / printBufSyncOp, parseBufDynSyncOp /
+    # printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`, the id an
+    # index operand in the dynamic ops, mode always printed (0 when the text has none)
+    buf_id = () if dynamic else (Attribute("buf_id", _int(32), required=True),)
+    return OpDef(
+        name,
+        (Operand("buf_id", "index"),) if dynamic else (),
+        attributes=(
+            Attribute("op_type", ANY_ATTR, required=True),
+            *buf_id,
+            Attribute("mode", _int(32), "0", held=True, always=True),
+        ),
+        formats=_BUF_SYNC_FORMATS,
+        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
+        tier="syntax",
+        summary=summary,
+    )
+
+
 def _cross_core_push(name: str) -> OpDef:
     return OpDef(
         name,
@@ -1862,62 +1883,10 @@ OPS: tuple[OpDef, ...] = (
         tier="syntax",
         summary="Wait for synchronization flag (dynamic event id)",
     ),
-    OpDef(
-        "get_buf",
-        (),
-        attributes=(
-            Attribute("op_type", ANY_ATTR, required=True),
-            Attribute("buf_id", _int(32), required=True),
-            Attribute("mode", _int(32), "0", held=True, always=True),
-        ),
-        formats=_BUF_SYNC_FORMATS,
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
-        tier="syntax",
-        summary="Acquire a buffer-id token for a sync op type (A5)",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufOp::parse,
-        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
-        # mode always printed (0 when the text has none)
-    ),
-    OpDef(
-        "get_buf_dyn",
-        (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
-        formats=_BUF_SYNC_FORMATS,
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
-        tier="syntax",
-        summary="Acquire a buffer-id token (dynamic buf-id)",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, GetBufDynOp::parse,
-        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
-        # mode always printed (0 when the text has none)
-    ),
-    OpDef(
-        "rls_buf",
-        (),
-        attributes=(
-            Attribute("op_type", ANY_ATTR, required=True),
-            Attribute("buf_id", _int(32), required=True),
-            Attribute("mode", _int(32), "0", held=True, always=True),
-        ),
-        formats=_BUF_SYNC_FORMATS,
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
-        tier="syntax",
-        summary="Release a buffer-id token for a sync op type (A5)",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufOp::parse,
-        # parseBufSyncOp / printBufSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
-        # mode always printed (0 when the text has none)
-    ),
-    OpDef(
-        "rls_buf_dyn",
-        (Operand("buf_id", "index"),),
-        attributes=(Attribute("op_type", ANY_ATTR, required=True), Attribute("mode", _int(32), "0", held=True, always=True)),
-        formats=_BUF_SYNC_FORMATS,
-        printer="dict",  # printOptionalAttrDict(getAttrs(), {op_type, buf_id, mode})
-        tier="syntax",
-        summary="Release a buffer-id token (dynamic buf-id)",
-        # ptoas's custom parser and printer (tonibohnlein/PTOAS lib/PTO/IR/PTO.cpp, RlsBufDynOp::parse,
-        # parseBufDynSyncOp / printBufDynSyncOp): `"PIPE_X", id, mode` or `[#pto.pipe_event_type<T>, id, mode]`,
-        # mode always printed (0 when the text has none)
-    ),
+    _buf_sync("get_buf", dynamic=False, summary="Acquire a buffer-id token for a sync op type (A5)"),
+    _buf_sync("get_buf_dyn", dynamic=True, summary="Acquire a buffer-id token (dynamic buf-id)"),
+    _buf_sync("rls_buf", dynamic=False, summary="Release a buffer-id token for a sync op type (A5)"),
+    _buf_sync("rls_buf_dyn", dynamic=True, summary="Release a buffer-id token (dynamic buf-id)"),
     OpDef(
         "sync.set",
         (Operand("event_id_dyn", "index", "optional"),),
