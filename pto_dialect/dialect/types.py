@@ -95,7 +95,8 @@ def align_up(value: int, alignment: int) -> int:
     return -(-value // alignment) * alignment
 
 
-def _dim(d: int) -> str:
+def dim_text(d: int) -> str:
+    """A dimension as ptoas spells it: its size, or `?`."""
     return "?" if d == DYNAMIC else str(d)
 
 
@@ -200,7 +201,7 @@ class TileBufType(_TypeView):
         is not its default, in a fixed order."""
         out = [f"!pto.tile_buf<{self.loc}, {self.rows}x{self.cols}x{self.dtype}"]
         if (self.valid_row, self.valid_col) != (self.rows, self.cols):
-            out.append(f", valid={_dim(self.valid_row)}x{_dim(self.valid_col)}")
+            out.append(f", valid={dim_text(self.valid_row)}x{dim_text(self.valid_col)}")
         if self.blayout != "row_major":
             out.append(f", blayout={self.blayout}")
         if self.slayout != "none_box":
@@ -281,7 +282,7 @@ class ViewType(_TypeView):
         return len(self.shape)
 
     def ptoas(self) -> str:
-        return f"!pto.{self.kind}<{''.join(_dim(d) + 'x' for d in self.shape)}{self.dtype}>"
+        return f"!pto.{self.kind}<{''.join(dim_text(d) + 'x' for d in self.shape)}{self.dtype}>"
 
     def generic(self) -> str:
         return f"!pto.{self.kind}<array<i64{': ' + _dims(self.shape) if self.shape else ''}>, {generic_dtype(self.dtype)}>"
@@ -657,23 +658,34 @@ def _parse_tile(r: _Reader, start: int) -> TileBufType:
     return tile
 
 
+_ALIAS_NAME = re.compile(r"![\w$.\-]+")
+
+
+def _nested_type(r: _Reader):
+    """The type at `r.pos` (a `!`) inside another type's parameters: a pto
+    type in either spelling, or an alias defined before."""
+    at = r.pos
+    if r.text.startswith("!pto.", at):
+        generic_end = _generic_end(r.text, at)
+        generic = parse_generic_type(r.text[at:generic_end]) if generic_end > 0 else None
+        if generic is not None:
+            r.pos = generic_end
+            return generic
+        view, r.pos = parse_ptoas_type(r.text, at, r.aliases)
+        return view
+    m = _ALIAS_NAME.match(r.text, at)
+    view = r.aliases.get(m.group(0)) if m else None
+    if view is None:
+        raise TypeSyntaxError(f"undefined symbol alias id '{m.group(0)[1:] if m else ''}'", at)
+    r.pos = m.end()
+    return view
+
+
 def _parse_multi(r: _Reader, start: int) -> MultiTileBufType:
     r.skip()
     if r.text.startswith("!", r.pos):
         at = r.pos
-        if r.text.startswith("!pto.", r.pos):
-            generic_end = _generic_end(r.text, r.pos)
-            generic = parse_generic_type(r.text[r.pos : generic_end]) if generic_end > 0 else None
-            if generic is not None:
-                slot, r.pos = generic, generic_end
-            else:
-                slot, r.pos = parse_ptoas_type(r.text, r.pos, r.aliases)
-        else:
-            m = re.compile(r"![\w$.\-]+").match(r.text, r.pos)
-            slot = r.aliases.get(m.group(0))
-            if slot is None:
-                raise TypeSyntaxError(f"undefined symbol alias id '{m.group(0)[1:]}'", at)
-            r.pos = m.end()
+        slot = _nested_type(r)
         if not isinstance(slot, TileBufType):
             raise TypeSyntaxError("multi_tile_buf slot type must be `!pto.tile_buf<...>`", at)
         r.expect(",")
@@ -742,18 +754,7 @@ def _parse_struct(r: _Reader, start: int) -> StructType:
         raise TypeSyntaxError("'!pto.struct' requires at least one field", start + len("!pto."))
     while True:
         r.skip()
-        at = r.pos
-        if r.text.startswith("!", r.pos):
-            if r.text.startswith("!pto.", r.pos):
-                field, r.pos = parse_ptoas_type(r.text, r.pos, r.aliases)
-            else:
-                m = re.compile(r"![\w$.\-]+").match(r.text, r.pos)
-                field = r.aliases.get(m.group(0)) if m else None
-                if field is None:
-                    raise TypeSyntaxError(f"undefined symbol alias id '{m.group(0)[1:] if m else ''}'", at)
-                r.pos = m.end()
-        else:
-            field = r.element_type()
+        field = _nested_type(r) if r.text.startswith("!", r.pos) else r.element_type()
         if not (isinstance(field, StructType) or field in _STRUCT_SCALARS):
             text = field.ptoas() if isinstance(field, _TypeView) else field
             raise TypeSyntaxError(

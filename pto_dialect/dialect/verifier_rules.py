@@ -28,6 +28,7 @@ from .types import (
     StructType,
     TileBufType,
     ViewType,
+    dim_text,
     pto_type,
     ptoas_dtype,
     tile_problem,
@@ -474,7 +475,8 @@ class Rules:
         # its valid part (ptoas's test/lit/pto/subview_boxed_row_major_column_slice_preserve_parent_shape_a5.pto).
         (m, k), (k2, n), (m2, n2) = lhs.valid, rhs.valid, dst.valid
         if _differ(k, k2) or _differ(m, m2) or _differ(n, n2):
-            self.op_error(op, f"matmul shapes do not agree: lhs {_dim(m)}x{_dim(k)} @ rhs {_dim(k2)}x{_dim(n)} cannot give {_dim(m2)}x{_dim(n2)}")
+            lhs_text, rhs_text, dst_text = (f"{dim_text(r)}x{dim_text(c)}" for r, c in ((m, k), (k2, n), (m2, n2)))
+            self.op_error(op, f"matmul shapes do not agree: lhs {lhs_text} @ rhs {rhs_text} cannot give {dst_text}")
 
     def check_tfillpad(self, op: ir.Operation) -> None:
         """ptoas's `TFillPadOp::verify` (and `verifyTFillPadLike`, whose
@@ -945,9 +947,6 @@ def _differ(a: int, b: int) -> bool:
     """Two dimensions that are both static and not the same."""
     return a != DYNAMIC and b != DYNAMIC and a != b
 
-
-def _dim(d: int) -> str:
-    return "?" if d == DYNAMIC else str(d)
 
 OP_RULES = {**_OWN_RULES, **{name: _ptoas_op_rule(name) for name in ptoas_rules.RULES}}
 """The ops with rules of their own (`scf.for` has one more: its stage count)."""
