@@ -29,7 +29,7 @@ from mlir import ir
 
 from ..dialect.load import load_dialect, new_context
 from ..dialect.verifier import verify_parsed
-from ..support import diagnostics, interrupts, native_printing
+from ..support import diagnostics, interrupts
 from ..support.brackets import balanced_end
 from ..support.diagnostics import Diag, location_position
 from ..support.source_text import line_col, parser_hazard
@@ -461,6 +461,8 @@ def _print_to_file(operation: ir.Operation, *, generic: bool, debuginfo: bool) -
         import tempfile  # here: only large modules are printed through a file
 
         from mlir.passmanager import PassManager
+
+        from ..support import native_printing  # (ctypes and the C API: for large modules only)
 
         # A tool's Ctrl-C waits for the directory to be removed (interrupts.py).
         with interrupts.held(), tempfile.TemporaryDirectory(prefix="pto-print-") as directory:
