@@ -2119,7 +2119,7 @@ def addressed(kernel: GeneratedKernel, rng: random.Random | None = None) -> Gene
                     owner.operands[use.operand_number] = copy.results[0]
             renamed += 1
         text = print_module(module)
-    # The printer names the arguments %arg0, %arg1, ...: the scalar values follow them.
+    # The scalar values by argument position (`argN`, which pto-run takes whatever the printer names them).
     start = kernel.text.index(f"func.func @{kernel.function}(")
     signature = kernel.text[start : kernel.text.index(")", start)]
     names = re.findall(r"%([\w$.-]+)\s*:", signature)
