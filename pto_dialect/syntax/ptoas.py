@@ -144,8 +144,8 @@ class Translation:
                 gen += len(inner.text)
                 copy_from = entry.end
                 continue
-            line_start, line, template = entry
-            pieces, order = template.pieces, template.order
+            line_start, line, plan = entry
+            pieces, order = plan.pieces, plan.order
             head = _OP_LINE.match(line).end(1)
             start = line_start + head
             text = line[head:].rstrip()
@@ -220,8 +220,6 @@ _SSA_NAME = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 # A line that is one pto op (and its results): what `run_by_lines` reads
 # through the op's template.
 _OP_LINE = re.compile(r"([ \t]*(?:%[\w$.\-]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?::\d+)?)*[ \t]*=[ \t]*)?)(pto\.[\w.]+)(?=[ \t(<{\[]|$)")
-_PTO_ATTR_NAME = re.compile(r"(?<![\w.$%#!@])pto\.[\w.]+(?=[ \t]*[=,}])")
-_SOURCE_CONSTANT = re.compile(r"[ \t]*(%[\w$.\-]+)[ \t]*=[ \t]*arith\.constant[ \t]+(-?\d+)[ \t]*:[ \t]*(?:index|i\d+)\b")
 _CONTINUATION = re.compile(r"[ \t]*(?:outs\b|->|:|,|\)|\{)")
 """A line that can only carry on the op of the line before (ptoas text
 wraps an op's `ins(...)` and `outs(...)` over lines, and puts its attribute
@@ -266,9 +264,12 @@ _PLACEHOLDER = re.compile(r"%pto_ssa_(\d+)_")
 # (its text around its SSA names), on the type aliases in scope and, for an
 # op whose result type is inferred from constant sizes, on those constants'
 # values: never on the line's position, its SSA names or anything else of
-# one run. So a plan is made once per shape (`_Reader.line_plan`) and kept
-# in a `_PlanScope`, shared by every run with the same aliases (an embedded
-# user translates many kernels in one process).
+# one run. So a plan is made once per shape and kept in a `_PlanScope`,
+# shared by every run with the same aliases (an embedded user translates many
+# kernels in one process). A plan is not a second reading of the syntax: it is
+# what the general scan (`_Reader.run`) did with the shape itself, its names
+# replaced by placeholders (`_Reader.line_plan`), so the line loop and the
+# scan cannot disagree.
 
 
 class _OpTemplate(NamedTuple):
@@ -283,7 +284,13 @@ class _OpTemplate(NamedTuple):
 
 
 class _CopyLine(NamedTuple):
-    """Nothing to translate (pto attribute names only): the line is copied."""
+    """The scan translates nothing: the line is copied. It may define
+    integer constants (`constants`: the index of the line's SSA name that
+    each defines, and its value) or begin a function (whose constants are
+    its own)."""
+
+    constants: tuple[tuple[int, int], ...] = ()
+    begins_function: bool = False
 
 
 class _ScanLine(NamedTuple):
@@ -293,30 +300,40 @@ class _ScanLine(NamedTuple):
 
 class _FilledLine(NamedTuple):
     """One op, from its template: the whole generic line as a `_filler`
-    (the line's results, indentation and trailing blanks kept)."""
+    (the line's results, indentation and trailing blanks kept); `pieces`
+    and `order` are the op's own template (`_OpTemplate`), for the map."""
 
     pattern: str
     pick: Callable
-    template: _OpTemplate
+    pieces: tuple[str, ...]
+    order: tuple[int, ...]
 
 
 class _ConstantsDecide(NamedTuple):
-    """One op whose template depends on the constants its SSA names stand
-    for: resolved per tuple of their values (`_Reader.inferred_plan`)."""
-
-    head_names: int  # how many of the line's names are the op's results
-    shape: str  # the op's text around its SSA names, joined with `%`
-    definition: OpDef
-
-
-class _OpApart(NamedTuple):
-    """One op without a template, translated on its own by `translate_op`."""
-
-    definition: OpDef
+    """A line whose translation depends on the constants its SSA names
+    stand for (an op whose result type ptoas infers from constant sizes):
+    planned per tuple of their values (`_Reader.inferred_plan`)."""
 
 
 _COPY_LINE = _CopyLine()
 _SCAN_LINE = _ScanLine()
+_CONSTANTS_DECIDE = _ConstantsDecide()
+
+
+class _AskedConstants(dict):
+    """The constants a plan's scan knows, noting whether it asked for any
+    (then the plan depends on their values: `_ConstantsDecide`)."""
+
+    __slots__ = ("asked",)
+
+    def __init__(self, known=()) -> None:
+        super().__init__(known)
+        self.asked = False
+
+    def get(self, key, default=None):
+        self.asked = True
+        return super().get(key, default)
+
 
 _PLANS_PER_SCOPE = 1 << 14
 """How many plans (of lines, of ops) a scope keeps: beyond, the oldest go.
@@ -400,8 +417,7 @@ _READER_TOKEN = re.compile(
     r"|(?P<const>(?P<const_name>%[\w$.\-]+)[ \t]*=[ \t]*arith\.constant[ \t]+(?P<const_value>-?\d+)[ \t]*:[ \t]*(?:index|i\d+)\b)"
     r"|(?P<func>func\.func\b)"
 )
-_BEFORE_NO_OP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$%#!@")
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_BEFORE_NO_OP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-%#!@")
 
 
 class _Reader:
@@ -422,6 +438,7 @@ class _Reader:
         self.regions: list[_OpenRegion] = []
         self.full = text
         self.base = 0
+        self.stop = len(text)  # where `run` ended (past its limit when an op went on)
 
     # -- output with its map ---------------------------------------------------------------
 
@@ -441,18 +458,16 @@ class _Reader:
     # -- the scan ------------------------------------------------------------------------
 
     def run_by_lines(self) -> Translation:
-        """The translation, line by line: a line that holds no pto text is
-        copied, a line that is one pto op is filled from its template, and
-        anything else (a comment, a string, an op over several lines, a type
-        alias, pto types in an upstream op) goes through the general scan
-        (`run`) on just those lines. The same result as `run`, at a fraction
-        of the cost on large kernels, which are mostly simple lines.
-
-        What to do with a line of pto text depends only on its shape, its
-        text with the SSA names taken out (`line_plan`), and is worked out
-        once per shape; a line of a known shape costs one regex split, one
-        dict look-up and one `%` fill (`_filler`). The map back to the source is
-        only recorded (`Translation._settle`)."""
+        """The translation, line by line: what the general scan (`run`) does
+        with a line is worked out once per line shape, its text with the SSA
+        names taken out (`line_plan`): a line it copies is copied, a line
+        that is one pto op is filled from its template, and anything else (a
+        comment, a string, an op over several lines, a type alias, pto types
+        in an upstream op) goes through the general scan on just those lines.
+        The same result as `run`, at a fraction of the cost on large kernels,
+        which are mostly simple lines: a line of a known shape costs one
+        regex split, one dict look-up and one `%` fill (`_filler`). The map
+        back to the source is only recorded (`Translation._settle`)."""
         src = self.src
         lines = src.split("\n")
         out = self.out
@@ -474,55 +489,35 @@ class _Reader:
                 plan = _SCAN_LINE  # the line closes a region's body (`close_region`)
             elif '"' in line or "//" in line or _ATTRS_NEXT.match(src, offset + len(line)):  # a line's plan sees that line only
                 plan = _SCAN_LINE
-            elif "pto" not in line:
-                if "arith.constant" in line:
-                    c = _SOURCE_CONSTANT.match(line)
-                    if c is not None:
-                        constants[c.group(1)] = integer_literal(c.group(2))
-                elif "func.func" in line:
-                    self.constants = constants = {}
-                offset += len(line) + 1
+            elif "pto" not in line and "arith.constant" not in line and "func.func" not in line:
+                offset += len(line) + 1  # nothing the scan reads: copied
                 i += 1
                 continue
             else:
                 parts = ssa_split(line) if "#" in line else ssa_split_no_hash(line)  # text, name, text, ..., text
-                names = parts[1::2]
-                flat = "".join(names)
-                if "#" in flat or "pto." in flat:
-                    plan = self.line_plan(line, parts)  # its names may decide what it is: not by its shape
-                else:
-                    shape = tuple(parts[0::2])
-                    plan = plans.get(shape)
-                    if plan is None:
-                        plan = plans[shape] = self.line_plan(line, parts)
+                shape = tuple(parts[0::2])
+                plan = plans.get(shape)
+                if plan is None:
+                    plan = plans[shape] = self.line_plan(parts)
                 kind = plan.__class__
                 if kind is _ConstantsDecide:
-                    plan = self.inferred_plan(plan, line, names, shape if "#" not in flat and "pto." not in flat else None)
+                    plan = self.inferred_plan(shape, parts)
                     kind = plan.__class__
                 if kind is _FilledLine:
                     if offset > copy_from:
                         out.append(src[copy_from:offset])
-                    out.append(plan.pattern % plan.pick(names))
-                    record.append((offset, line, plan.template))
+                    out.append(plan.pattern % plan.pick(parts[1::2]))
+                    record.append((offset, line, plan))
                     copy_from = offset + len(line)
                     offset = copy_from + 1
                     i += 1
                     continue
                 if kind is _CopyLine:
+                    if plan.begins_function:
+                        self.constants = constants = {}
+                    for k, value in plan.constants:
+                        constants[parts[2 * k + 1]] = value
                     offset += len(line) + 1
-                    i += 1
-                    continue
-                if kind is _OpApart:
-                    m = _OP_LINE.match(line)
-                    start = offset + m.end(1)
-                    if start > copy_from:
-                        out.append(src[copy_from:start])
-                    end = copy_from = self.translate_op_apart(plan.definition, start, start + len(m.group(2)))
-                    # the op may go on past its line: on after it
-                    while offset + len(lines[i]) < end:
-                        offset += len(lines[i]) + 1
-                        i += 1
-                    offset += len(lines[i]) + 1
                     i += 1
                     continue
             # the general scan, on this line and every line an open bracket carries on to
@@ -549,79 +544,84 @@ class _Reader:
             chunk_end = min(chunk_end, len(src))
             if offset > copy_from:
                 out.append(src[copy_from:offset])
-            self.translate_chunk(offset, chunk_end)
+            stop = self.translate_chunk(offset, chunk_end)
+            offset = chunk_end
+            while offset < stop and i < n:  # (an op of the chunk went on past it: on after its line)
+                offset += len(lines[i]) + 1
+                i += 1
             constants = self.constants  # a function the chunk began has its own
             if scope is not aliases.scope():  # the chunk defined a type alias: the plans under the new set
                 scope = aliases.scope()
                 plans = scope.line_plans
-            copy_from = chunk_end
-            offset = chunk_end
+            copy_from = stop
         if len(src) > copy_from:
             out.append(src[copy_from:])
         self.translation.text = "".join(out)
         return self.translation
 
-    def line_plan(self, line: str, parts: list[str]):
-        """What `run_by_lines` does with a line that holds pto text and no
-        string or comment (`parts`: its split around SSA names): the same for
-        every line of its shape whose SSA names have no `#` or `pto.`, under
-        the same aliases."""
-        m = _OP_LINE.match(line)
-        if (
-            "!pto" not in line
-            and "#pto" not in line
-            # an op name not followed by `=`, `,` or `}` is no attribute name: no need to count
-            and (m is None or (line[m.end(2) :].lstrip(" \t")[:1] in ("=", ",", "}") and not _op_then_equals(line, m.start(2), m.end(2))))
-            and line.count("pto.") == len(_PTO_ATTR_NAME.findall(line))
-        ):
-            return _COPY_LINE  # only attribute names (`{pto.pipeline_stages = 2 : i64}`): nothing to translate
-        if m is None or line.count("(") != line.count(")"):
-            return _SCAN_LINE
-        definition = ptoas_op_def(m.group(2))
-        if definition is None or definition.regions:
-            return _SCAN_LINE  # (an op with a region: `open_region`)
-        text = line[m.end(1) :].rstrip()
-        text_parts = _SSA_SPLIT.split(text)
-        shape = "%".join(text_parts[0::2])
-        if shape.count("%") != len(text_parts) // 2:
-            return _OpApart(definition)  # a `%` that starts no SSA name: see _SSA_SPLIT
-        head_names = (len(parts) - len(text_parts)) // 2  # the op's results
-        if definition.infer_result and "->" not in shape:
-            return _ConstantsDecide(head_names, shape, definition)  # its template depends on the constants it names
-        return self.filled_plan(line, m.end(1), len(text), definition, (shape,), head_names, len(text_parts) // 2)
+    def line_plan(self, parts: list[str], values: tuple | None = None):
+        """What `run_by_lines` does with lines of one shape (`parts`: a
+        line split around its SSA names), under the aliases in scope: what
+        the general scan does with the line, its names replaced by
+        placeholders, which is what it does with every line of the shape
+        (nothing the scan decides depends on a name's spelling, only on the
+        constants a name stands for: `values`, those of the line's names, or
+        None when they are not known yet)."""
+        count = len(parts) // 2
+        placeholders = [f"%pto_ssa_{k}_" for k in range(count)]
+        normalized = "".join(placeholders[k // 2] if k % 2 else part for k, part in enumerate(parts))
+        scratch = _Reader(normalized)
+        scratch.aliases = _Aliases()
+        scratch.aliases.update(self.aliases)  # (a copy: a line that defines one is scanned in place)
+        scratch.type_cache = self.type_cache
+        given = {p: v for p, v in zip(placeholders, values or ()) if v is not None}
+        known = scratch.constants = _AskedConstants(given)
+        result = scratch.run()
+        if known.asked and values is None:
+            return _CONSTANTS_DECIDE
+        begins_function = scratch.constants is not known  # (the scan begins a function's constants anew)
+        defined = {name: v for name, v in scratch.constants.items() if given.get(name) != v}
+        if result.problems or scratch.regions or len(scratch.aliases) != len(self.aliases) or (begins_function and defined):
+            return _SCAN_LINE  # a mistake (said where it is), a region, an alias, or a constant before a function
+        entries = [c for c in result._copied if c is not True]
+        if not entries and result.text == normalized:
+            kept = []
+            for name, value in defined.items():
+                if not name.startswith("%pto_ssa_"):
+                    return _SCAN_LINE
+                kept.append((int(name[9:-1]), value))
+            return _CopyLine(tuple(kept), begins_function)
+        if defined or begins_function or len(entries) != 1 or entries[0].__class__ is not _OpAnchor:
+            return _SCAN_LINE  # several translated pieces: the general scan maps them
+        pieces, order, _, op_start = entries[0]
+        m = _OP_LINE.match(normalized)
+        if m is None or m.end(1) != op_start:
+            return _SCAN_LINE  # (the map finds an op at the start of its line: `Translation._settle`)
+        # the whole line as one fill: its results and blanks around the op's template
+        line_pieces, line_order, last = [], [], 0
+        for p in _PLACEHOLDER.finditer(result.text):
+            line_pieces.append(result.text[last : p.start()])
+            line_order.append(int(p.group(1)))
+            last = p.end()
+        line_pieces.append(result.text[last:])
+        return _FilledLine(*_filler(line_pieces, line_order, count), pieces, order)
 
-    def inferred_plan(self, plan: _ConstantsDecide, line: str, names: list[str], line_shape: tuple | None):
-        """The plan of an op line whose template depends on the constants
-        its SSA names (`names`, the line's) stand for; kept per (line shape,
-        their values) when the line has a shape (`line_shape`)."""
-        values = tuple(map(self.constants.get, names[plan.head_names :]))
+    def inferred_plan(self, shape: tuple, parts: list[str]):
+        """The plan of a line whose translation depends on the constants its
+        SSA names stand for, kept per (line shape, their values)."""
+        values = tuple(map(self.constants.get, parts[1::2]))
         inferred = self.aliases.scope().inferred
-        key = (line_shape, values)
-        resolved = inferred.get(key) if line_shape is not None else None
-        if resolved is None:
-            m = _OP_LINE.match(line)
-            text_length = len(line[m.end(1) :].rstrip())
-            resolved = self.filled_plan(line, m.end(1), text_length, plan.definition, (plan.shape, values), plan.head_names, len(values))
-            if line_shape is not None:
-                inferred[key] = resolved
-        return resolved
+        key = (shape, values)
+        plan = inferred.get(key)
+        if plan is None:
+            plan = inferred[key] = self.line_plan(parts, values)
+        return plan
 
-    def filled_plan(self, line: str, op_start: int, op_length: int, definition: OpDef, key: tuple, head_names: int, count: int):
-        """The `_FilledLine` of a line that is one op (of `key`, with `count`
-        SSA names, after `head_names` results), or `_OpApart` when the op
-        has no template."""
-        template = self.op_template(definition, count, key)
-        if template is None:
-            return _OpApart(definition)
-        head = _SSA_SPLIT.split(line[:op_start])
-        line_pieces = [*head[0:-1:2], head[-1] + template.pieces[0], *template.pieces[1:]]
-        line_pieces[-1] += line[op_start + op_length :]
-        line_order = [*range(head_names), *(j + head_names for j in template.order)]
-        return _FilledLine(*_filler(line_pieces, line_order, head_names + count), template)
-
-    def translate_op_apart(self, definition: OpDef, start: int, name_end: int) -> int:
-        """`translate_op` with a map of its own, recorded (`_Spliced`): the
-        long way, for an op of `run_by_lines` that has no template."""
+    def translate_chunk(self, start: int, end: int) -> int:
+        """The general scan on the lines [start, end) of the source, its
+        output and map recorded in this translation; returns where the
+        source continues (past `end` when an op there goes on, to the end of
+        the line it ends on)."""
         inner = _Reader(self.src)
         inner.aliases = self.aliases
         inner.constants = self.constants
@@ -629,43 +629,35 @@ class _Reader:
         inner.regions, inner.full, inner.base = self.regions, self.full, self.base
         # one list: the problems stay in order (and `translate_type` caches only while there are none)
         inner.translation.problems = self.translation.problems
-        end = inner.translate_op(definition, start, name_end)
-        result = inner.translation
-        result.text = "".join(inner.out)
-        self.out.append(result.text)
-        self.translation._record.append(_Spliced(start, end, 0, result))
-        return end
-
-    def translate_chunk(self, start: int, end: int) -> None:
-        """The general scan on the lines [start, end) of the source, its
-        output and map recorded in this translation."""
-        inner = _Reader(self.src[start:end])
-        inner.aliases = self.aliases
-        inner.constants = self.constants
-        inner.type_cache = self.type_cache
-        inner.regions, inner.full, inner.base = self.regions, self.full, self.base + start
-        result = inner.run()
+        result = inner.run(start, end)
         self.constants = inner.constants  # a `func.func` in the chunk starts a new function
-        t = self.translation
-        for problem in result.problems:
-            t.problems.append(SyntaxProblem(problem.offset + start, problem.message))
         self.out.append(result.text)
-        t._record.append(_Spliced(start, end, start, result))
+        self.translation._record.append(_Spliced(start, inner.stop, 0, result))
+        return inner.stop
 
-    def run(self) -> Translation:
+    def run(self, start: int = 0, limit: int | None = None) -> Translation:
+        """The general scan: the source's text from `start` to `limit` (the
+        end of the source when None), and on to the end of the line an op
+        begun there ends on (`stop`), in generic form."""
         src = self.src
-        pos = 0  # source offset copied so far
-        scan = 0  # where the next token search starts
+        if limit is None:
+            limit = len(src)
+        pos = start  # source offset copied so far
+        scan = start  # where the next token search starts
         search = _READER_TOKEN.search
         regions = self.regions
         while True:
-            m = search(src, scan)
+            m = search(src, scan, limit)
             if regions:
                 close = regions[-1].close - self.base
-                if pos <= close < len(src) and (m is None or close < m.start()):
+                if pos <= close < limit and (m is None or close < m.start()):
                     pos = scan = self.close_region(close, pos)
                     continue
             if m is None:
+                if pos > limit:  # an op went on past `limit`: the rest of the line it ends on too
+                    line_end = src.find("\n", pos)
+                    limit = len(src) if line_end < 0 else line_end + 1
+                    continue
                 break
             scan = max(m.end(), pos)
             if m.start() < pos:
@@ -683,7 +675,7 @@ class _Reader:
             if kind in ("comment", "string"):
                 continue
             if kind == "func":
-                if m.start() == 0 or src[m.start() - 1] not in _NAME_CHARS:
+                if m.start() == 0 or src[m.start() - 1] not in _BEFORE_NO_OP:  # (not part of a name: `%func.func`)
                     self.constants = {}
                 continue
             if kind == "const":
@@ -731,7 +723,8 @@ class _Reader:
                 else:
                     pos = self.translate_op_cached(definition, m.start(), m.end())
                 scan = pos
-        self.emit(src[pos:], pos, True)
+        self.emit(src[pos:limit], pos, True)
+        self.stop = limit
         self.translation.text = "".join(self.out)
         return self.translation
 
