@@ -4,7 +4,8 @@ A frame is a list with one slot per SSA value. Decoding an op (its types,
 attributes, operand slots, location) happens once, when its function is
 first called; executing the closure touches no MLIR object. Constants are
 pre-filled in the frame template. Regions become lists of closures that the
-closures of `scf.for`, `scf.if` and `func.call` run.
+closures of `scf.for`, `scf.if`, `func.call` and the pto ops with a region
+(sections, `pto.fusion_region`) run.
 
 What each op compiles to lives with its dialect: `pto_ops`, `arith_ops`,
 `control_ops` (scf and func). `Compiler.op` finds the compiler of an op by
@@ -62,9 +63,16 @@ class Compiler:
     def uses(self, op: ir.Operation) -> list[int]:
         return [self.use(v, op) for v in op.operands]
 
-    def block(self, block: ir.Block, terminators: tuple[str, ...]) -> Block:
+    def block(self, block: ir.Block, terminators: tuple[str, ...], implicit: str | None = None) -> Block:
+        """The block's ops as closures, and the slots of what its last op
+        yields when that op is one of `terminators` (it is not executed).
+        `implicit` names a terminator without operands the block may end in
+        after that (a pto region's `gpu.yield`, ops.IMPLICIT_TERMINATOR):
+        it is dropped first."""
         code: list[Instr] = []
         ops = list(block.operations)
+        if implicit is not None and ops and ops[-1].operation.name == implicit and not len(ops[-1].operation.operands):
+            ops.pop()
         yields: list[int] = []
         for i, view in enumerate(ops):
             op = view.operation

@@ -1,14 +1,19 @@
 """What the scf and func ops the interpreter runs compile to: structured
 loops and branches run their region's closures; a call runs the callee
-through the interpreter (compiled on its first call)."""
+through the interpreter (compiled on its first call). And the pto ops with
+a region (docs/dialect.md, "Ops with a region"): a section runs its body
+once, where it stands, on pto-run's one core; a `pto.fusion_region` runs
+its body and its results are what its `pto.yield` yields."""
 
 from __future__ import annotations
 
 from mlir import ir
 
+from ..dialect.ops import IMPLICIT_TERMINATOR
 from . import scalars
-from .compiler import EMPTY_BLOCK, Compiler, Frame, Instr, int_width
+from .compiler import EMPTY_BLOCK, Block, Compiler, Frame, Instr, int_width
 from .errors import InterpreterError
+from .op_support import not_executed
 from .registry import impl
 
 
@@ -101,6 +106,60 @@ def _compile_call(c: Compiler, op: ir.Operation) -> Instr:
     return run
 
 
+def _pto_body(c: Compiler, op: ir.Operation, terminators: tuple[str, ...] = ()) -> Block:
+    """The one block of a pto op's region, compiled: its ops in order, the
+    implicit `gpu.yield` the reader ends it with dropped, then the last op
+    taken as the terminator when it is one of `terminators`."""
+    blocks = list(op.regions[0].blocks)
+    if len(blocks) != 1:
+        raise InterpreterError(op.location, f"'{op.name}' must have a body of one block")
+    return c.block(blocks[0], terminators, implicit=IMPLICIT_TERMINATOR)
 
-TERMINATORS = frozenset({"func.return", "scf.yield"})
+
+def _run_body(c: Compiler, op: ir.Operation, body: Block) -> Instr:
+    run_code, code, location = c.interp.run_block, body.code, op.location
+
+    def run(frame: Frame) -> None:
+        run_code(code, frame, location)
+
+    return run
+
+
+@impl("pto.section_cube", "pto.section_vector")
+def _compile_section(c: Compiler, op: ir.Operation) -> Instr:
+    # ptoas compiles the body for one kind of core only (`#if defined(...)`
+    # around it, on the cube or the vector core); pto-run's one core is both,
+    # so it runs every section's body, once, where it stands
+    return _run_body(c, op, _pto_body(c, op))
+
+
+@impl("pto.section_simt")
+def _compile_section_simt(c: Compiler, op: ir.Operation) -> Instr:
+    # its body is the code of each SIMT thread of the launch: pto-run runs
+    # one core's code in order, so it runs a launch of one thread only
+    dims = [op.attributes[d].value for d in ("dimX", "dimY", "dimZ")]
+    body = _pto_body(c, op)
+    if dims != [1, 1, 1]:
+        launch = ", ".join(map(str, dims))
+        return not_executed(c, op, f"runs its body on each SIMT thread of <<<{launch}>>>: pto-run runs a launch of one thread (<<<1, 1, 1>>>) only")
+    return _run_body(c, op, body)
+
+
+@impl("pto.fusion_region")
+def _compile_fusion_region(c: Compiler, op: ir.Operation) -> Instr:
+    body = _pto_body(c, op, ("pto.yield",))
+    results = [c.define(r) for r in op.results]
+    if len(body.yields) != len(results):
+        raise InterpreterError(op.location, "pto.fusion_region must yield one value per result")
+    run_code, code, yields, location = c.interp.run_block, body.code, body.yields, op.location
+
+    def run(frame: Frame) -> None:
+        run_code(code, frame, location)
+        for slot, y in zip(results, yields):
+            frame[slot] = frame[y]
+
+    return run
+
+
+TERMINATORS = frozenset({"func.return", "scf.yield", "pto.yield", IMPLICIT_TERMINATOR})
 """Ops compiled as the end of their block (what they yield), not on their own."""

@@ -972,8 +972,10 @@ def test_ops_are_registered_where_they_are_implemented():
         if name.startswith("pto."):
             assert op_def(name) is not None, name
         assert fn.__module__.startswith("pto_dialect.interpreter.") and fn.__module__.endswith("_ops"), (name, fn.__module__)
-    assert SUPPORTED_OPS == frozenset(compilers) | {"func.return", "scf.yield"}
+    assert SUPPORTED_OPS == frozenset(compilers) | {"func.return", "scf.yield", "pto.yield", "gpu.yield"}
     assert "pto.tload" in SUPPORTED_OPS and "pto.tpush_to_aiv" not in SUPPORTED_OPS
+    # the ops with a region run their body (docs/dialect.md, "Ops with a region")
+    assert {"pto.section_cube", "pto.section_vector", "pto.section_simt", "pto.fusion_region"} <= SUPPORTED_OPS
 
 
 def test_an_op_implemented_twice_is_refused():
